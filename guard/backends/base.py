@@ -1,0 +1,29 @@
+"""The one interface every model behind the guard implements, and the registry that picks one."""
+from __future__ import annotations
+
+import abc
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Task:
+    """What the model is asked. `prompt` is the full instruction text (SH-Bench layout); question and
+    options are also given apart for backends that do not read prompts (the cascade)."""
+
+    prompt: str
+    question: str
+    options: list[str] = field(default_factory=list)
+    selective: bool = False
+
+
+class Backend(abc.ABC):
+    name: str
+
+    @abc.abstractmethod
+    def generate(self, audio: np.ndarray, task: Task) -> str:
+        """audio: (n,) float32 mono 16 kHz, already gated in SELECTIVE mode -> the model's answer text."""
+
+    def close(self) -> None:
+        pass

@@ -1,0 +1,185 @@
+"""The `guard` command: serve | ask | enroll | speakers | forget | config | bench.
+
+Client commands talk to a running server (--target); `serve` runs one.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import sys
+
+from google.protobuf.json_format import MessageToDict
+
+from guard.config import describe, load_settings
+
+
+def _client(args):
+    from guard.client import GuardClient
+
+    return GuardClient(args.target, timeout=args.timeout)
+
+
+def _print(msg, as_json: bool) -> None:
+    d = MessageToDict(msg, preserving_proto_field_name=True, always_print_fields_with_no_presence=True)
+    print(json.dumps(d, indent=2) if as_json else _brief(d))
+
+
+def _brief(d: dict) -> str:
+    if "answer" in d:
+        lines = [f"answer: {d['answer']}"]
+        if d.get("choice_letter"):
+            lines.append(f"choice: {d['choice_letter']} (index {d['choice_index']})")
+        if d.get("refused"):
+            lines.append(f"refused: {d['reason']}: {d['reason_text']}")
+        for s in d.get("speakers", []):
+            who = s.get("speaker_id") or "unenrolled"
+            main = "  [main]" if s.get("is_main") else ""
+            lines.append(f"  {s['label']}: {who} score={s['score']:.2f} speech={s['speech_seconds']:.1f}s "
+                         f"level={s['loudness_dbfs']:.1f}dBFS{main}")
+        if d.get("main_rule") and d["main_rule"] != "MAIN_RULE_UNSPECIFIED":
+            lines.append(f"main speaker rule: {d['main_rule']}; withheld {d['withheld_seconds']:.1f} s")
+        return "\n".join(lines)
+    return json.dumps(d, indent=2)
+
+
+def cmd_serve(args) -> int:
+    from guard.server import serve
+
+    overrides = {}
+    if args.port is not None:
+        overrides.setdefault("server", {})["port"] = args.port
+    if args.metrics_port is not None:
+        overrides.setdefault("server", {})["metrics_port"] = args.metrics_port
+    if args.host is not None:
+        overrides.setdefault("server", {})["host"] = args.host
+    settings = load_settings(args.config, **overrides)
+    logging.basicConfig(level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    asyncio.run(serve(settings))
+    return 0
+
+
+def cmd_ask(args) -> int:
+    with _client(args) as c:
+        r = c.ask(args.file, question=args.question or "", options=args.options, mode=args.mode,
+                  household=args.household, session_id=args.session or "",
+                  main_speaker_desc=args.main_speaker_desc or "")
+    _print(r, args.json)
+    return 0
+
+
+def cmd_enroll(args) -> int:
+    with _client(args) as c:
+        r = c.enroll(args.speaker, args.files, household=args.household, display_name=args.name or "")
+    _print(r, args.json)
+    return 0
+
+
+def cmd_speakers(args) -> int:
+    with _client(args) as c:
+        speakers = c.speakers(args.household)
+    if args.json:
+        print(json.dumps([MessageToDict(s, preserving_proto_field_name=True) for s in speakers], indent=2))
+    else:
+        for s in speakers:
+            print(f"{s.speaker_id}\t{s.display_name}\t{s.clips} clips\t{s.net_speech_seconds:.1f} s\t{s.embedder}")
+    return 0
+
+
+def cmd_forget(args) -> int:
+    if not args.speaker and not args.whole_household:
+        print("guard forget: name --speaker ID, or --whole-household", file=sys.stderr)
+        return 2
+    with _client(args) as c:
+        r = c.forget(args.speaker or "", args.household, args.whole_household)
+    _print(r, args.json)
+    return 0
+
+
+def cmd_config(args) -> int:
+    if args.action == "show":
+        print(json.dumps(load_settings(args.config).masked(), indent=2))
+    else:
+        for env, default, desc in describe():
+            print(f"{env}\t{default}\t{desc}")
+    return 0
+
+
+def cmd_bench_score(args) -> int:
+    from guard.bench.report import print_scores
+
+    return print_scores(args.files, args.mode)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="guard", description=__doc__)
+    sub = p.add_subparsers(dest="command", required=True)
+
+    def client_args(sp):
+        sp.add_argument("--target", default="127.0.0.1:50051", help="host:port of a guard server")
+        sp.add_argument("--household", default="", help="household (default: 'default')")
+        sp.add_argument("--timeout", type=float, default=120.0, help="seconds before the call is abandoned")
+        sp.add_argument("--json", action="store_true", help="print the whole response as JSON")
+
+    sp = sub.add_parser("serve", help="run the gRPC sidecar")
+    sp.add_argument("--config", help="YAML settings file")
+    sp.add_argument("--host")
+    sp.add_argument("--port", type=int)
+    sp.add_argument("--metrics-port", type=int)
+    sp.set_defaults(func=cmd_serve)
+
+    sp = sub.add_parser("ask", help="ask a question about an audio file")
+    sp.add_argument("file")
+    sp.add_argument("--question")
+    sp.add_argument("--options", nargs="+", help="multiple-choice options (at most 5)")
+    sp.add_argument("--mode", choices=["general", "selective"], default="selective")
+    sp.add_argument("--session")
+    sp.add_argument("--main-speaker-desc")
+    client_args(sp)
+    sp.set_defaults(func=cmd_ask)
+
+    sp = sub.add_parser("enroll", help="enroll a speaker's voice from clips")
+    sp.add_argument("--speaker", required=True)
+    sp.add_argument("--name")
+    sp.add_argument("files", nargs="+")
+    client_args(sp)
+    sp.set_defaults(func=cmd_enroll)
+
+    sp = sub.add_parser("speakers", help="list enrolled speakers")
+    client_args(sp)
+    sp.set_defaults(func=cmd_speakers)
+
+    sp = sub.add_parser("forget", help="erase a speaker (or a whole household)")
+    sp.add_argument("--speaker")
+    sp.add_argument("--whole-household", action="store_true")
+    client_args(sp)
+    sp.set_defaults(func=cmd_forget)
+
+    sp = sub.add_parser("config", help="show the effective settings (secrets masked) or list them all")
+    sp.add_argument("action", choices=["show", "fields"])
+    sp.add_argument("--config")
+    sp.set_defaults(func=cmd_config)
+
+    sp = sub.add_parser("bench", help="benchmarks")
+    bsub = sp.add_subparsers(dest="bench_command", required=True)
+    bp = bsub.add_parser("score", help="score SH-Bench result files the official way")
+    bp.add_argument("files", nargs="+")
+    bp.add_argument("--mode", choices=["general", "selective"], help="override the mode from the file name")
+    bp.set_defaults(func=cmd_bench_score)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    import grpc
+
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except grpc.RpcError as e:
+        print(f"guard: {e.code().name}: {e.details()}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

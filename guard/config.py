@@ -1,0 +1,170 @@
+"""Typed settings, one place. Every field is documented; `guard config show` prints them.
+
+Resolution order (later wins): defaults < YAML file (--config or GUARD_CONFIG) < GUARD_* environment.
+Environment names: a top-level field `data_dir` is GUARD_DATA_DIR; a field in a section, `server.port`, is
+GUARD_SERVER__PORT. Model paths are local paths only: nothing here ever names a hub id.
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
+
+ENV_PREFIX = "GUARD_"
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class ServerSettings(_Section):
+    host: str = Field("127.0.0.1", description="Address the gRPC server binds. Use 0.0.0.0 in a container.")
+    port: int = Field(50051, ge=0, le=65535, description="gRPC port (0 picks a free one).")
+    metrics_port: int = Field(9464, ge=0, le=65535, description="Prometheus /metrics port; 0 disables it.")
+    max_message_mb: float = Field(16.0, gt=0, description="Largest gRPC message accepted, in MiB.")
+    max_audio_seconds: float = Field(120.0, gt=0, description="Longest audio per request (and per stream).")
+    max_concurrency: int = Field(4, ge=1, description="Requests processed at once; more get RESOURCE_EXHAUSTED.")
+    grace_seconds: float = Field(10.0, ge=0, description="On SIGTERM, time in-flight calls get to finish.")
+    session_idle_seconds: int = Field(600, ge=1, description="Default idle expiry of a session.")
+    session_idle_max_seconds: int = Field(86400, ge=1, description="Largest idle expiry a client may ask.")
+    worker_threads: int = Field(4, ge=1, description="Threads that run hearing and the backend.")
+
+
+class StoreSettings(_Section):
+    kind: Literal["sqlite"] = Field("sqlite", description="Where voiceprints and secrets live.")
+    sqlite_path: str = Field("", description="SQLite file; empty means DATA_DIR/guard.db.")
+    key_file: str = Field("", description="AES-256 key file; empty means DATA_DIR/guard.key (created 0600).")
+    key: SecretStr = Field(SecretStr(""), description="Base64 AES-256 key; overrides key_file (for K8s secrets).")
+
+
+class HearingSettings(_Section):
+    enabled: bool = Field(True, description="Load VAD, diarization and verification. Off: SELECTIVE refuses.")
+    device: Literal["cpu", "cuda", "auto"] = Field("cpu", description="Where hearing models run.")
+    vad: Literal["webrtcvad", "silero"] = Field("webrtcvad", description="Voice activity detector.")
+    vad_aggressiveness: int = Field(2, ge=0, le=3, description="webrtcvad aggressiveness (0 keeps most).")
+    embedder: Literal["resemblyzer", "ecapa"] = Field("resemblyzer", description="Speaker embedder by name.")
+    ecapa_path: str = Field("", description="Local SpeechBrain ECAPA directory (hyperparams.yaml, ckpts).")
+    diarizer: Literal["embedded"] = Field("embedded", description="Diarization pipeline.")
+    window_seconds: float = Field(1.6, gt=0.2, description="Embedding window for diarization.")
+    hop_seconds: float = Field(0.4, gt=0.05, description="Hop between embedding windows.")
+    cluster_threshold: float = Field(0.70, ge=-1, le=1, description="Cosine above which windows merge.")
+    verify_threshold: dict[str, float] = Field(
+        default_factory=lambda: {"resemblyzer": 0.80, "ecapa": 0.45},
+        description="Per embedder: cosine to a voiceprint at or above which a voice is that speaker.")
+    min_enroll_speech_seconds: float = Field(3.0, gt=0, description="Net speech an enrollment needs.")
+    min_enroll_consistency: float = Field(0.70, ge=-1, le=1,
+                                          description="Each clip's cosine to the others' centroid.")
+
+
+class PolicySettings(_Section):
+    overlap: Literal["attenuate", "drop"] = Field("drop", description="Overlapped main+bystander stretches.")
+    overlap_attenuation_db: float = Field(20.0, ge=0, description="Attenuation of overlap when attenuating.")
+    min_main_seconds: float = Field(0.3, ge=0, description="Least speech a voice needs to be the main speaker.")
+
+
+class BackendSettings(_Section):
+    name: Literal["cascade"] = Field("cascade", description="Model behind the guard.")
+    timeout_seconds: float = Field(60.0, gt=0, description="Longest a backend call may take.")
+
+
+class Settings(BaseModel):
+    """All of guard's settings."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    data_dir: str = Field("~/.local/share/guard", description="Where the key, database and calibration live.")
+    log_level: str = Field("INFO", description="Python logging level.")
+    server: ServerSettings = Field(default_factory=ServerSettings)
+    store: StoreSettings = Field(default_factory=StoreSettings)
+    hearing: HearingSettings = Field(default_factory=HearingSettings)
+    policy: PolicySettings = Field(default_factory=PolicySettings)
+    backend: BackendSettings = Field(default_factory=BackendSettings)
+
+    @model_validator(mode="after")
+    def _cross_check(self) -> Settings:
+        if self.hearing.embedder not in self.hearing.verify_threshold:
+            raise ValueError(f"hearing.verify_threshold has no entry for embedder {self.hearing.embedder!r}")
+        return self
+
+    @property
+    def data_path(self) -> Path:
+        return Path(os.path.expanduser(self.data_dir))
+
+    def masked(self) -> dict[str, Any]:
+        """The effective settings as plain data, secrets shown as '***' (or '' when unset)."""
+        return json.loads(self.model_dump_json())
+
+
+def _env_overrides(env: dict[str, str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    sections = _section_names()
+    for key, value in env.items():
+        if not key.startswith(ENV_PREFIX) or key == "GUARD_CONFIG":
+            continue
+        name = key[len(ENV_PREFIX):].lower()
+        if "__" in name:
+            section, field = name.split("__", 1)
+            if section not in sections:
+                raise ValueError(f"{key}: unknown settings section {section!r} (one of {sorted(sections)})")
+            out.setdefault(section, {})[field] = _parse(value)
+        elif name in Settings.model_fields and name not in sections:
+            out[name] = value
+        else:
+            raise ValueError(f"{key}: unknown setting (see `guard config show` for names)")
+    return out
+
+
+def _section_names() -> set[str]:
+    return {name for name, f in Settings.model_fields.items()
+            if isinstance(f.annotation, type) and issubclass(f.annotation, _Section)}
+
+
+def _parse(value: str) -> Any:
+    """Environment values: JSON where it parses (numbers, booleans, dicts), else the plain string."""
+    try:
+        return json.loads(value)
+    except ValueError:
+        return value
+
+
+def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for k, v in over.items():
+        merged[k] = _merge(merged[k], v) if isinstance(v, dict) and isinstance(merged.get(k), dict) else v
+    return merged
+
+
+def load_settings(path: str | os.PathLike[str] | None = None, env: dict[str, str] | None = None,
+                  **overrides: Any) -> Settings:
+    """Build settings from an optional YAML file, the environment, then explicit overrides."""
+    env = dict(os.environ if env is None else env)
+    data: dict[str, Any] = {}
+    path = path or env.get("GUARD_CONFIG")
+    if path:
+        p = Path(path)
+        if not p.is_file():
+            raise FileNotFoundError(f"config file {p} does not exist")
+        data = yaml.safe_load(p.read_text()) or {}
+        if not isinstance(data, dict):
+            raise ValueError(f"config file {p} must hold a mapping")
+    data = _merge(data, _env_overrides(env))
+    data = _merge(data, overrides)
+    return Settings.model_validate(data)
+
+
+def describe() -> list[tuple[str, str, str]]:
+    """(environment variable, default, description) for every field: the README table's source."""
+    rows: list[tuple[str, str, str]] = []
+    for name, f in Settings.model_fields.items():
+        ann = f.annotation
+        if isinstance(ann, type) and issubclass(ann, _Section):
+            for sub, sf in ann.model_fields.items():
+                default = sf.default_factory() if sf.default_factory else sf.default
+                rows.append((f"GUARD_{name.upper()}__{sub.upper()}", str(default), sf.description or ""))
+        else:
+            rows.append((f"GUARD_{name.upper()}", str(f.default), f.description or ""))
+    return rows

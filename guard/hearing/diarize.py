@@ -1,0 +1,158 @@
+"""Embedded diarization: who spoke when, from VAD + windowed speaker embeddings.
+
+Steps (each a small function with stated shapes):
+1. windows:   W-sample windows every H samples that are at least half speech (short speech gets one
+              window centred on it).                                   -> starts (n,)
+2. embed:     one batched embedder call.                                -> E (n, d), unit rows
+3. cluster:   average-linkage agglomerative clustering on cosine distance, cut at 1 - cluster_threshold;
+              clusters whose centroids match the same enrolled voiceprint are merged (anchoring).
+4. resegment: every 10 ms speech frame takes the cluster with the highest mean similarity over the
+              windows covering it; frames covered by windows of several clusters whose mean similarities
+              lie within overlap_margin are marked overlapped and labelled with every speaker among
+              those windows (gating treats them as not-only-main).
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.cluster.hierarchy import fcluster, linkage
+
+from guard.audio import dbfs
+from guard.hearing.embed import Embedder, unit
+from guard.hearing.vad import FRAME, Vad, runs
+from guard.store.base import Voiceprint
+
+
+@dataclass
+class Track:
+    """One voice heard in one request."""
+
+    label: str
+    frames: np.ndarray            # (n_frames,) bool: 10 ms frames where this voice speaks
+    embedding: np.ndarray         # (d,) unit: mean of this voice's window embeddings
+    speech_seconds: float = 0.0
+    loudness_dbfs: float = -120.0
+    speaker_id: str = ""          # enrolled identity, "" when none matched
+    display_name: str = ""
+    score: float = 0.0            # best cosine to a household voiceprint (0 when none enrolled)
+
+    def segments(self, overlap: np.ndarray) -> list[tuple[float, float, bool]]:
+        """[(start_s, end_s, overlapped)] runs of this voice, split where overlap changes."""
+        out = []
+        for s, e in runs(self.frames):
+            ov = overlap[s:e]
+            cuts = [s, *(s + 1 + np.flatnonzero(np.diff(ov.astype(np.int8)))).tolist(), e]
+            for a, b in itertools.pairwise(cuts):
+                out.append((a * FRAME / 16000, b * FRAME / 16000, bool(overlap[a])))
+        return out
+
+
+@dataclass
+class Diarization:
+    n_frames: int
+    speech: np.ndarray                       # (n_frames,) bool
+    overlap: np.ndarray                      # (n_frames,) bool: two or more voices
+    tracks: list[Track] = field(default_factory=list)
+
+    def track(self, label: str) -> Track:
+        return next(t for t in self.tracks if t.label == label)
+
+
+class EmbeddedDiarizer:
+    """VAD + embedder + clustering. Thresholds are cosines of the configured embedder."""
+
+    def __init__(self, vad: Vad, embedder: Embedder, *, window_seconds: float = 1.6, hop_seconds: float = 0.4,
+                 cluster_threshold: float = 0.8, verify_threshold: float = 0.8, overlap_margin: float = 0.08):
+        self.vad, self.embedder = vad, embedder
+        self.window = int(window_seconds * 16000) // FRAME * FRAME
+        self.hop = int(hop_seconds * 16000) // FRAME * FRAME
+        self.cluster_threshold = cluster_threshold
+        self.verify_threshold = verify_threshold
+        self.overlap_margin = overlap_margin
+
+    def __call__(self, samples: np.ndarray, voiceprints: list[Voiceprint] = (),
+                 speech: np.ndarray | None = None) -> Diarization:
+        speech = self.vad.speech_mask(samples) if speech is None else speech
+        nf = len(speech)
+        result = Diarization(nf, speech, np.zeros(nf, bool))
+        if not speech.any():
+            return result
+        starts = self.windows(speech, len(samples))
+        emb = self.embedder.embed_windows(samples, starts, self.window)
+        labels = self.cluster(emb, voiceprints)
+        centroids = np.stack([unit(emb[labels == k].mean(0)) for k in range(labels.max() + 1)])
+        frame_label, overlap, members = self.resegment(starts, emb @ centroids.T, labels, speech)
+        result.overlap = overlap
+        for k in range(len(centroids)):
+            frames = (frame_label == k) | (overlap & members[:, k])
+            if not frames.any():
+                continue
+            only = np.repeat(frames & ~overlap, FRAME)[:len(samples)]
+            t = Track(label="", frames=frames, embedding=centroids[k],
+                      speech_seconds=float(frames.sum() * FRAME / 16000),
+                      loudness_dbfs=dbfs(samples[only] if only.any() else samples[np.repeat(frames, FRAME)
+                                                                                  [:len(samples)]]))
+            result.tracks.append(t)
+        result.tracks.sort(key=lambda t: int(np.argmax(t.frames)))  # S1 speaks first
+        for i, t in enumerate(result.tracks):
+            t.label = f"S{i + 1}"
+        return result
+
+    def windows(self, speech: np.ndarray, n_samples: int) -> np.ndarray:
+        """Start offsets (samples) of windows at least half speech; one per short speech run."""
+        wf, hf = self.window // FRAME, self.hop // FRAME
+        nf = len(speech)
+        csum = np.concatenate([[0], np.cumsum(speech)])
+        starts = [s for s in range(0, max(1, nf - wf + 1), hf) if csum[min(s + wf, nf)] - csum[s] >= wf / 2]
+        covered = np.zeros(nf, bool)
+        for s in starts:
+            covered[s:s + wf] = True
+        for a, b in runs(speech & ~covered):
+            centre = (a + b) // 2
+            starts.append(int(np.clip(centre - wf // 2, 0, max(0, nf - wf))))
+        return np.array(sorted(set(starts)), dtype=np.int64) * FRAME
+
+    def cluster(self, emb: np.ndarray, voiceprints: list[Voiceprint]) -> np.ndarray:
+        """(n, d) -> (n,) cluster ids 0..k-1."""
+        if len(emb) == 1:
+            labels = np.zeros(1, np.int64)
+        else:
+            z = linkage(emb.astype(np.float64), method="average", metric="cosine")
+            labels = fcluster(z, t=1.0 - self.cluster_threshold, criterion="distance") - 1
+        if voiceprints:  # anchoring: clusters that match the same enrolled voice are one speaker
+            vp = np.stack([v.centroid for v in voiceprints])
+            owner = {}
+            for k in np.unique(labels):
+                sims = unit(emb[labels == k].mean(0)) @ vp.T
+                if sims.max() >= self.verify_threshold:
+                    owner.setdefault(int(sims.argmax()), []).append(k)
+            for ks in owner.values():
+                labels[np.isin(labels, ks)] = ks[0]
+        _, labels = np.unique(labels, return_inverse=True)
+        return labels
+
+    def resegment(self, starts: np.ndarray, sims: np.ndarray, labels: np.ndarray, speech: np.ndarray):
+        """Per 10 ms frame: best cluster by mean similarity of covering windows; disagreement = overlap."""
+        nf, k = len(speech), sims.shape[1]
+        wf = self.window // FRAME
+        total = np.zeros((nf, k))
+        count = np.zeros(nf)
+        members = np.zeros((nf, k), bool)
+        for s, row, lab in zip(starts // FRAME, sims, labels):
+            total[s:s + wf] += row
+            count[s:s + wf] += 1
+            members[s:s + wf, lab] = True
+        # Speech frames no window reaches take their nearest window's values.
+        if (speech & (count == 0)).any():
+            covered = np.flatnonzero(count > 0)
+            for f in np.flatnonzero(speech & (count == 0)):
+                j = covered[np.abs(covered - f).argmin()]
+                total[f], count[f], members[f] = total[j], count[j], members[j]
+        mean = total / np.maximum(count, 1)[:, None]
+        frame_label = np.where(speech, mean.argmax(1), -1)
+        top2 = np.sort(mean, axis=1)[:, -2:] if k > 1 else np.zeros((nf, 2))
+        overlap = speech & (members.sum(1) > 1) & (top2[:, 1] - top2[:, 0] < self.overlap_margin)
+        members &= speech[:, None]
+        return frame_label, overlap, members

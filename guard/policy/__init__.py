@@ -1,0 +1,1 @@
+"""Policy: decisions about what the model may hear (selective) and what the requester may be told."""

@@ -1,0 +1,37 @@
+"""Answer handling: find the chosen option in model text; recognise the "I don't know" option.
+
+`extract_letter` is at least as robust as SH-Bench's official rule (guard.bench.shbench.official_letter,
+which it falls back on): it also accepts an answer that quotes an option's text without its letter.
+"""
+from __future__ import annotations
+
+import re
+
+from guard.bench.shbench import official_letter
+
+LETTERS = "ABCDE"
+IDK_PATTERN = re.compile(r"\b(do not|don't|cannot|can't|not) (have|know|enough|be determined|answer)|"
+                         r"\bnot mentioned\b|\bno information\b|\bunknown\b", re.IGNORECASE)
+IDK_TEXT = "I do not have the information to answer the question"
+
+
+def idk_index(options: list[str]) -> int:
+    """Index of the "I don't know" option, or -1."""
+    for i, o in enumerate(options):
+        if IDK_PATTERN.search(o):
+            return i
+    return -1
+
+
+def extract_letter(text: str, options: list[str]) -> str:
+    """The chosen option's letter, or "" when the text commits to none."""
+    s = text.strip()
+    m = re.match(r"^\(?([A-E])(?:[\).:,\s]|$)", s)
+    if m and LETTERS.index(m.group(1)) < len(options):
+        return m.group(1)
+    low = s.lower()
+    hits = [i for i, o in enumerate(options) if o and o.lower().strip(" .") in low]
+    if len(hits) == 1:
+        return LETTERS[hits[0]]
+    letter = official_letter(s)
+    return letter if letter and LETTERS.index(letter) < len(options) else ""

@@ -1,0 +1,144 @@
+"""The scene generator: the single source of synthetic test audio (tests, mini suites, benchmarks).
+
+Voices are Debian's offline TTS engines (installed by scripts/install.sh). A scene puts a main speaker
+in front and one or two bystanders behind (-10 dB by default), partly overlapping, with optional noise
+and reverberation, and records reference turns (RTTM). Everything is deterministic from a seed.
+
+Voices: flite awb / rms / slt / kal16, festival ked_diphone, and espeak-ng formant voices. flite kal and
+festival kal_diphone are the same person (as are slt and cmu_us_slt_arctic_hts): never use both as
+different people. Pitch-shifted copies of a voice are impostors of it, not new people.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import soundfile as sf
+
+from guard.audio import SAMPLE_RATE, resample
+
+VOICES = {
+    "awb": ("flite", "awb"), "rms": ("flite", "rms"), "slt": ("flite", "slt"), "kal": ("flite", "kal16"),
+    "ked": ("festival", "ked_diphone"), "esp_us": ("espeak", "en-us"), "esp_gb": ("espeak", "en-gb"),
+}
+NATURAL = ("awb", "rms", "slt", "kal", "ked")
+CACHE = Path(os.environ.get("GUARD_TTS_CACHE", Path(tempfile.gettempdir()) / "guard-tts-cache"))
+
+
+def tts(voice: str, text: str, *, pitch_cents: int = 0) -> np.ndarray:
+    """Speak text with a named voice -> float32 mono 16 kHz. Cached on disk by (voice, text, pitch)."""
+    engine, name = VOICES[voice]
+    key = hashlib.sha1(f"{voice}|{pitch_cents}|{text}".encode()).hexdigest()[:20]
+    path = CACHE / f"{voice}-{key}.wav"
+    if not path.exists():
+        CACHE.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp.wav")
+        if engine == "flite":
+            cmd = ["flite", "-voice", name, "-t", text, "-o", str(tmp)]
+        elif engine == "festival":
+            cmd = ["text2wave", "-eval", f"(voice_{name})", "-o", str(tmp)]
+        else:
+            cmd = ["espeak-ng", "-v", name, "-w", str(tmp), text]
+        subprocess.run(cmd, input=text.encode() if engine == "festival" else None, check=True,
+                       capture_output=True, timeout=60)
+        if pitch_cents:
+            shifted = tmp.with_suffix(".p.wav")
+            subprocess.run(["sox", str(tmp), str(shifted), "pitch", str(pitch_cents)], check=True,
+                           capture_output=True, timeout=60)
+            tmp.unlink()
+            shifted.rename(tmp)
+        tmp.rename(path)
+    x, rate = sf.read(path, dtype="float32", always_2d=True)
+    return _trim(resample(x.mean(1), rate))
+
+
+def _trim(x: np.ndarray, thresh: float = 1e-3) -> np.ndarray:
+    idx = np.flatnonzero(np.abs(x) > thresh)
+    return x[idx[0]:idx[-1] + 1] if len(idx) else x
+
+
+def level(x: np.ndarray, dbfs: float) -> np.ndarray:
+    rms = np.sqrt(np.mean(x.astype(np.float64) ** 2)) + 1e-12
+    return (x * (10 ** (dbfs / 20) / rms)).astype(np.float32)
+
+
+def reverb(x: np.ndarray, rng: np.random.Generator, rt60: float) -> np.ndarray:
+    """Exponentially decaying noise impulse response (a plain room model)."""
+    n = int(rt60 * SAMPLE_RATE)
+    ir = rng.normal(0, 1, n) * np.exp(-6.9 * np.arange(n) / n)
+    ir[0] = 1.0 / 0.3
+    y = np.convolve(x, ir * 0.3 / np.abs(ir).sum() * 8)[:len(x)]
+    return (y * np.sqrt(np.mean(x ** 2) / (np.mean(y ** 2) + 1e-12))).astype(np.float32)
+
+
+@dataclass
+class Turn:
+    speaker: str   # role-free name: the voice key, e.g. "awb"
+    start: float
+    end: float
+    text: str
+
+
+@dataclass
+class Scene:
+    samples: np.ndarray
+    turns: list[Turn] = field(default_factory=list)
+
+    def rttm(self, uri: str) -> str:
+        return "".join(f"SPEAKER {uri} 1 {t.start:.3f} {t.end - t.start:.3f} <NA> <NA> {t.speaker} <NA> <NA>\n"
+                       for t in self.turns)
+
+    def write(self, path: Path) -> None:
+        sf.write(path, self.samples, SAMPLE_RATE, subtype="PCM_16")
+
+
+def compose(parts: list[tuple[str, str, float, float]], *, seed: int = 0, noise_dbfs: float | None = -50,
+            rt60: float = 0.0, pad: float = 0.3, pitch: dict[str, int] | None = None) -> Scene:
+    """parts: (voice, text, start_seconds, level_dbfs). Starts may overlap earlier parts."""
+    rng = np.random.default_rng(seed)
+    clips = []
+    for voice, text, start, db in parts:
+        x = level(tts(voice, text, pitch_cents=(pitch or {}).get(voice, 0)), db)
+        if rt60:
+            x = reverb(x, rng, rt60)
+        clips.append((voice, text, start + pad, x))
+    total = max(s + len(x) / SAMPLE_RATE for _, _, s, x in clips) + pad
+    out = np.zeros(int(total * SAMPLE_RATE), np.float32)
+    turns = []
+    for voice, text, start, x in clips:
+        i = int(start * SAMPLE_RATE)
+        out[i:i + len(x)] += x
+        turns.append(Turn(voice, start, start + len(x) / SAMPLE_RATE, text))
+    if noise_dbfs is not None:
+        out += level(rng.normal(0, 1, len(out)).astype(np.float32), noise_dbfs)
+    peak = np.abs(out).max()
+    if peak > 0.99:
+        out *= 0.99 / peak
+    return Scene(out, sorted(turns, key=lambda t: t.start))
+
+
+def duration(voice: str, text: str) -> float:
+    return len(tts(voice, text)) / SAMPLE_RATE
+
+
+def conversation(main: str, main_lines: list[str], bystanders: list[tuple[str, list[str]]], *,
+                 seed: int = 0, bystander_db: float = -10.0, overlap: float = 0.3, main_dbfs: float = -20.0,
+                 noise_dbfs: float | None = -50, rt60: float = 0.0) -> Scene:
+    """Main speaker's lines in sequence; each bystander line starts `overlap` seconds before the
+    previous turn ends (partly overlapping). Bystanders sit `bystander_db` below the main speaker."""
+    rng = np.random.default_rng(seed)
+    parts, t = [], 0.0
+    queue = [(main, line, main_dbfs) for line in main_lines]
+    for voice, lines in bystanders:
+        for line in lines:
+            queue.insert(int(rng.integers(1, len(queue) + 1)), (voice, line, main_dbfs + bystander_db))
+    for voice, text, db in queue:
+        start = max(0.0, t - (overlap if voice != main or parts and parts[-1][0] != main else 0.0))
+        parts.append((voice, text, start, db))
+        t = start + duration(voice, text) + 0.25
+    return compose(parts, seed=seed, noise_dbfs=noise_dbfs, rt60=rt60)

@@ -1,0 +1,273 @@
+"""What each RPC does, independent of gRPC plumbing (server.py adds transport, limits and errors).
+
+Ask in SELECTIVE mode fails closed: if hearing is not loaded or any hearing, policy or backend stage
+raises, the answer is a refusal with a reason; the audio never reaches the model ungated.
+"""
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from guard import audio as audio_mod
+from guard.backends import Backend, Task
+from guard.config import Settings
+from guard.errors import BackendError, BadAudio, BadRequest, GuardError, HearingError, SpeakerNotFound
+from guard.hearing import Diarization, Hearing
+from guard.metrics import Metrics
+from guard.policy import selective
+from guard.policy.answer import IDK_TEXT, LETTERS, extract_letter, idk_index
+from guard.proto import guard_pb2 as pb
+from guard.store import DEFAULT_HOUSEHOLD, Store, Voiceprint
+
+log = logging.getLogger(__name__)
+MAX_OPTIONS = 5
+
+
+class Refusal(Exception):
+    def __init__(self, reason: int, text: str):
+        super().__init__(text)
+        self.reason, self.text = reason, text
+
+
+@dataclass
+class Timer:
+    """Per-request stage timings; each stage also goes to the metrics histogram."""
+
+    metrics: Metrics
+    stages: dict[str, float] = field(default_factory=dict)
+
+    def __call__(self, stage: str, seconds: float) -> None:
+        self.stages[stage] = self.stages.get(stage, 0.0) + seconds
+        self.metrics.observe_stage(stage, seconds)
+
+    def proto(self) -> list[pb.StageTiming]:
+        return [pb.StageTiming(stage=k, seconds=v) for k, v in self.stages.items()]
+
+
+def household_of(name: str) -> str:
+    return name or DEFAULT_HOUSEHOLD
+
+
+class GuardService:
+    def __init__(self, settings: Settings, store: Store, hearing: Hearing | None, backend: Backend,
+                 metrics: Metrics):
+        self.settings, self.store, self.hearing, self.backend, self.metrics = (
+            settings, store, hearing, backend, metrics)
+        self.embedder_name = settings.hearing.embedder
+        self._count_enrolled()
+
+    def _count_enrolled(self) -> None:
+        self.metrics.enrolled.set(self.store.count_speakers())
+
+    # audio --------------------------------------------------------------------------------------
+    def decode(self, a: pb.Audio, timer: Timer) -> audio_mod.Audio:
+        t = time.perf_counter()
+        which = a.WhichOneof("data")
+        kwargs = {which: getattr(a, which)} if which else {}
+        result = audio_mod.decode(**kwargs, sample_rate=a.sample_rate, channels=a.channels,
+                                  max_seconds=self.settings.server.max_audio_seconds)
+        timer("decode", time.perf_counter() - t)
+        return result
+
+    def _require_household(self, household: str) -> None:
+        if not self.store.household_exists(household):
+            raise SpeakerNotFound(f"household {household!r} does not exist (enroll a speaker to create it)")
+
+    def _require_hearing(self) -> Hearing:
+        if self.hearing is None:
+            raise HearingError("hearing is disabled (hearing.enabled=false): enrollment needs it")
+        return self.hearing
+
+    # voiceprints --------------------------------------------------------------------------------
+    def enroll(self, req: pb.EnrollRequest) -> pb.EnrollResponse:
+        household = household_of(req.household)
+        if not req.speaker_id.strip():
+            raise BadRequest("speaker_id is required")
+        if not req.clips:
+            raise BadAudio("no enrollment clips were sent")
+        hearing = self._require_hearing()
+        timer = Timer(self.metrics)
+        clips = [self.decode(c, timer).samples for c in req.clips]
+        ep = hearing.enrollment_print(clips)
+        vp = Voiceprint(household, req.speaker_id, req.display_name or req.speaker_id, self.embedder_name,
+                        ep.centroid, ep.clips, ep.net_speech_seconds, time.time())
+        replaced = self.store.put_voiceprint(vp)
+        self._count_enrolled()
+        log.info("enrolled a speaker in household %s (%d clips, %.1f s speech)", household, len(clips),
+                 ep.net_speech_seconds)
+        return pb.EnrollResponse(speaker=self._speaker_pb(vp.household, vp.speaker_id, vp.display_name,
+                                                          len(clips), ep.net_speech_seconds, vp.created_unix),
+                                 self_consistency=ep.self_consistency, replaced=replaced)
+
+    def _speaker_pb(self, household, speaker_id, name, clips, speech, created, embedder=None) -> pb.Speaker:
+        return pb.Speaker(household=household, speaker_id=speaker_id, display_name=name, clips=clips,
+                          net_speech_seconds=speech, created_unix=created,
+                          embedder=embedder or self.embedder_name)
+
+    def forget(self, req: pb.ForgetRequest) -> pb.ForgetResponse:
+        household = household_of(req.household)
+        if req.speaker_id:
+            n, m = self.store.forget_speaker(household, req.speaker_id)
+        elif req.whole_household:
+            n, m = self.store.forget_household(household)
+        else:
+            raise BadRequest("name a speaker_id, or set whole_household to erase the whole household")
+        self._count_enrolled()
+        log.info("erased %d speaker(s) and %d secret(s) from household %s", n, m, household)
+        return pb.ForgetResponse(speakers_erased=n, secrets_erased=m)
+
+    def list_speakers(self, req: pb.ListSpeakersRequest) -> pb.ListSpeakersResponse:
+        household = household_of(req.household)
+        self._require_household(household)
+        return pb.ListSpeakersResponse(speakers=[
+            self._speaker_pb(s.household, s.speaker_id, s.display_name, s.clips, s.net_speech_seconds,
+                             s.created_unix, s.embedder) for s in self.store.list_speakers(household)])
+
+    # sessions -----------------------------------------------------------------------------------
+    def open_session(self, req: pb.OpenSessionRequest) -> pb.OpenSessionResponse:
+        household = household_of(req.household)
+        self._require_household(household)
+        srv = self.settings.server
+        idle = min(req.idle_timeout_seconds or srv.session_idle_seconds, srv.session_idle_max_seconds)
+        s = self.store.open_session(household, idle)
+        return pb.OpenSessionResponse(session_id=s.session_id, idle_timeout_seconds=idle)
+
+    def close_session(self, req: pb.CloseSessionRequest) -> pb.CloseSessionResponse:
+        return pb.CloseSessionResponse(turns=self.store.close_session(household_of(req.household),
+                                                                      req.session_id))
+
+    # hearing ------------------------------------------------------------------------------------
+    def _hear(self, samples: np.ndarray, household: str, timer: Timer) -> Diarization:
+        hearing = self.hearing
+        if hearing is None:
+            raise Refusal(pb.HEARING_UNAVAILABLE, "hearing is not loaded, so SELECTIVE mode cannot be "
+                                                  "honoured")
+        try:
+            voiceprints = self.store.voiceprints(household, self.embedder_name)
+            d = hearing.hear(samples, voiceprints, hook=timer)
+        except GuardError:
+            raise
+        except Exception as e:
+            log.exception("hearing failed")
+            raise Refusal(pb.HEARING_FAILED, f"hearing failed ({type(e).__name__})") from e
+        if not d.speech.any():
+            raise BadAudio(f"no speech was heard in {len(samples) / 16000:.1f} s of audio")
+        return d
+
+    @staticmethod
+    def _speakers_pb(d: Diarization, main_label: str = "") -> list[pb.SpeakerHeard]:
+        return [pb.SpeakerHeard(label=t.label, speaker_id=t.speaker_id, display_name=t.display_name,
+                                score=t.score, speech_seconds=t.speech_seconds, loudness_dbfs=t.loudness_dbfs,
+                                is_main=t.label == main_label,
+                                segments=[pb.Segment(start=a, end=b, overlap=o) for a, b, o in
+                                          t.segments(d.overlap)]) for t in d.tracks]
+
+    def listen(self, req: pb.ListenRequest) -> pb.ListenResponse:
+        household = household_of(req.household)
+        if not req.session_id:
+            raise BadRequest("Listen needs a session_id (OpenSession first)")
+        self._require_household(household)
+        timer = Timer(self.metrics)
+        a = self.decode(req.audio, timer)
+        self.store.touch_session(household, req.session_id)
+        try:
+            d = self._hear(a.samples, household, timer)
+        except Refusal as r:
+            raise HearingError(r.text) from r
+        self.metrics.audio_seconds.inc(a.seconds)
+        return pb.ListenResponse(speakers=self._speakers_pb(d), audio_seconds=a.seconds, timings=timer.proto())
+
+    # ask ----------------------------------------------------------------------------------------
+    def ask(self, req: pb.AskRequest) -> pb.AskResponse:
+        t0 = time.perf_counter()
+        household = household_of(req.household)
+        mode = req.mode if req.mode != pb.MODE_UNSPECIFIED else pb.SELECTIVE
+        options = list(req.options)
+        if len(options) > MAX_OPTIONS:
+            raise BadRequest(f"{len(options)} options sent; at most {MAX_OPTIONS} (A-E)")
+        self._require_household(household)
+        timer = Timer(self.metrics)
+        a = self.decode(req.audio, timer)
+        if req.session_id:
+            self.store.touch_session(household, req.session_id)
+        self.metrics.audio_seconds.inc(a.seconds)
+        resp = pb.AskResponse(mode=mode, audio_seconds=a.seconds, session_id=req.session_id, choice_index=-1)
+        selective_mode = mode == pb.SELECTIVE
+        try:
+            if selective_mode:
+                model_audio = self._selective(a.samples, household, req, resp, timer)
+            else:
+                d = self._hear(a.samples, household, timer) if self.hearing else None
+                if d is not None:
+                    resp.speakers.extend(self._speakers_pb(d))
+                model_audio = a.samples
+            prompt = selective.build_prompt(req.question, options, selective=selective_mode,
+                                            description=req.main_speaker_desc)
+            text = self._generate(model_audio, Task(prompt, req.question, options, selective_mode), timer,
+                                  selective_mode)
+            self._answer(resp, text, options, selective_mode)
+        except Refusal as r:
+            self._refuse(resp, r, options)
+        if resp.refused:
+            self.metrics.refusals.labels(pb.RefusalReason.Name(resp.reason)).inc()
+        timer("total", time.perf_counter() - t0)
+        resp.timings.extend(timer.proto())
+        return resp
+
+    def _selective(self, samples: np.ndarray, household: str, req: pb.AskRequest, resp: pb.AskResponse,
+                   timer: Timer) -> np.ndarray:
+        d = self._hear(samples, household, timer)
+        t = time.perf_counter()
+        try:
+            choice = selective.choose_main(d, self.settings.policy)
+            if choice.track is None:
+                resp.speakers.extend(self._speakers_pb(d))
+                raise Refusal(pb.NO_SPEECH, "no voice spoke long enough to be the main speaker")
+            gated = selective.gate(samples, d, choice.track, self.settings.policy)
+        except Refusal:
+            raise
+        except Exception as e:
+            log.exception("selective policy failed")
+            raise Refusal(pb.POLICY_FAILED, f"selective policy failed ({type(e).__name__})") from e
+        resp.speakers.extend(self._speakers_pb(d, choice.track.label))
+        resp.main_speaker, resp.main_rule = choice.track.label, choice.rule
+        resp.withheld_seconds = gated.withheld_seconds
+        self.metrics.withheld_seconds.inc(gated.withheld_seconds)
+        timer("policy", time.perf_counter() - t)
+        return gated.samples
+
+    def _generate(self, samples: np.ndarray, task: Task, timer: Timer, selective_mode: bool) -> str:
+        t = time.perf_counter()
+        try:
+            return self.backend.generate(samples, task)
+        except Exception as e:
+            self.metrics.backend_errors.labels(self.backend.name).inc()
+            log.exception("backend %s failed", self.backend.name)
+            if selective_mode:
+                raise Refusal(pb.BACKEND_FAILED, f"the model failed ({type(e).__name__})") from e
+            raise BackendError(f"backend {self.backend.name} failed: {type(e).__name__}") from e
+        finally:
+            timer("backend", time.perf_counter() - t)
+
+    @staticmethod
+    def _answer(resp: pb.AskResponse, text: str, options: list[str], selective_mode: bool) -> None:
+        resp.answer = text
+        if not options:
+            return
+        letter = extract_letter(text, options)
+        if letter:
+            resp.choice_letter, resp.choice_index = letter, LETTERS.index(letter)
+            if selective_mode and resp.choice_index == idk_index(options):
+                resp.refused, resp.reason = True, pb.NOT_FROM_MAIN_SPEAKER
+                resp.reason_text = "the model found no answer in what the main speaker said"
+
+    @staticmethod
+    def _refuse(resp: pb.AskResponse, r: Refusal, options: list[str]) -> None:
+        resp.refused, resp.reason, resp.reason_text = True, r.reason, r.text
+        i = idk_index(options)
+        resp.answer = options[i] if i >= 0 else IDK_TEXT
+        if i >= 0:
+            resp.choice_letter, resp.choice_index = LETTERS[i], i

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# README command 1: install, start guard on the embedded defaults, run the main job against it, stop.
+# No GPU, no network, no model download. The server's data lives in a temporary directory.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install.sh
+. .venv/bin/activate
+export GUARD_DATA_DIR=${GUARD_DATA_DIR:-$(mktemp -d)}
+PORT=${PORT:-$(python -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')}
+MPORT=$(python -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+guard serve --port "$PORT" --metrics-port "$MPORT" > "$GUARD_DATA_DIR/server.log" 2>&1 &
+SERVER=$!
+trap 'kill -TERM $SERVER 2>/dev/null; wait $SERVER 2>/dev/null || true' EXIT
+python - "$PORT" <<'PY'
+import sys, time, grpc
+ch = grpc.insecure_channel(f"127.0.0.1:{sys.argv[1]}")
+grpc.channel_ready_future(ch).result(timeout=300)
+PY
+T="--target 127.0.0.1:$PORT"
+A=benchmarks/audio
+echo "== guard serving on :$PORT (metrics :$MPORT, data $GUARD_DATA_DIR)"
+echo "== enroll the main speaker"
+guard enroll $T --speaker anna --name Anna $A/enroll_awb_0.wav $A/enroll_awb_1.wav $A/enroll_awb_2.wav | head -3
+guard speakers $T
+OPTS=("Seven thirty" "Eight o'clock" "I do not have the information to answer the question" "Noon" "Six in the morning")
+BOPTS=("The brother" "The sister" "I do not have the information to answer the question" "The mother" "The neighbour")
+echo "== SELECTIVE: a question about what the main speaker said"
+guard ask $T $A/demo_scene.wav --mode selective --question "What time is the reservation?" --options "${OPTS[@]}"
+echo "== SELECTIVE: a question only the bystander's speech answers (must refuse)"
+guard ask $T $A/demo_scene.wav --mode selective --question "Who should be called about the party?" --options "${BOPTS[@]}"
+echo "== GENERAL: the same audio, no gating"
+guard ask $T $A/demo_scene.wav --mode general --question "What time is the reservation?" --options "${OPTS[@]}"
+echo "== metrics"
+curl -s "127.0.0.1:$MPORT/metrics" | grep -E '^guard_(requests|refusals|withheld|audio)_' | grep -v _created

@@ -1,0 +1,126 @@
+"""The SQLite store: encryption at rest, real erasure, household and session scoping."""
+from __future__ import annotations
+
+import os
+import time
+
+import numpy as np
+import pytest
+
+from guard.config import load_settings
+from guard.crypto import Sealer, load_key
+from guard.errors import ConfigError, SessionNotFound, SpeakerNotFound
+from guard.store import SecretEntry, Voiceprint, open_store
+from guard.store.sqlite import SqliteStore
+
+
+def vp(household: str, speaker: str, seed: int) -> Voiceprint:
+    rng = np.random.default_rng(seed)
+    clips = rng.normal(size=(3, 256)).astype(np.float32)
+    clips /= np.linalg.norm(clips, axis=1, keepdims=True)
+    c = clips.mean(0)
+    return Voiceprint(household, speaker, speaker.title(), "resemblyzer", c / np.linalg.norm(c), clips, 9.0,
+                      time.time())
+
+
+@pytest.fixture()
+def store(tmp_path):
+    s = open_store(load_settings(env={"GUARD_DATA_DIR": str(tmp_path)}))
+    yield s
+    s.close()
+
+
+def files_bytes(tmp_path) -> bytes:
+    return b"".join(p.read_bytes() for p in tmp_path.glob("guard.db*"))
+
+
+def test_key_file_is_created_owner_only(tmp_path, store):
+    key = tmp_path / "guard.key"
+    assert key.exists() and (key.stat().st_mode & 0o777) == 0o600
+
+
+def test_loose_key_file_permissions_are_refused(tmp_path):
+    key = tmp_path / "k"
+    load_key("", key)
+    os.chmod(key, 0o644)
+    with pytest.raises(ConfigError, match="chmod 600"):
+        load_key("", key)
+
+
+def test_voiceprints_are_encrypted_at_rest(tmp_path, store):
+    v = vp("h1", "anna", 1)
+    store.put_voiceprint(v)
+    raw = files_bytes(tmp_path)
+    assert v.centroid.astype("<f4").tobytes()[:64] not in raw
+    assert v.clips.astype("<f4").tobytes()[:64] not in raw
+    (back,) = store.voiceprints("h1", "resemblyzer")
+    assert np.allclose(back.centroid, v.centroid) and np.allclose(back.clips, v.clips)
+
+
+def test_a_wrong_key_cannot_open_records(tmp_path):
+    s1 = SqliteStore(tmp_path / "g.db", Sealer(b"k" * 32))
+    s1.put_voiceprint(vp("h", "anna", 1))
+    s1.close()
+    s2 = SqliteStore(tmp_path / "g.db", Sealer(b"j" * 32))
+    with pytest.raises(ConfigError, match="does not open"):
+        s2.voiceprints("h", "resemblyzer")
+
+
+def test_forget_leaves_no_ciphertext_in_db_wal_or_journal(tmp_path, store):
+    store.put_voiceprint(vp("h1", "anna", 1))
+    store.put_voiceprint(vp("h1", "ben", 2))
+    row = store._db.execute("SELECT sealed FROM voiceprints WHERE speaker_id='anna'").fetchone()[0]
+    keep = store._db.execute("SELECT sealed FROM voiceprints WHERE speaker_id='ben'").fetchone()[0]
+    assert row[:48] in files_bytes(tmp_path)
+    assert store.forget_speaker("h1", "anna") == (1, 0)
+    raw = files_bytes(tmp_path)
+    assert row[:48] not in raw and row[-48:] not in raw
+    assert keep[:48] in raw  # the other speaker survives
+    assert [v.speaker_id for v in store.voiceprints("h1", "resemblyzer")] == ["ben"]
+    with pytest.raises(SpeakerNotFound):
+        store.forget_speaker("h1", "anna")
+
+
+def test_forget_household_erases_voiceprints_and_secrets(tmp_path, store):
+    store.put_voiceprint(vp("h2", "anna", 1))
+    sess = store.open_session("h2", 60)
+    store.add_secret(SecretEntry("h2", sess.session_id, 0, "anna", np.ones(4, np.float32), "owner_only",
+                                 "health", "my blood test is on friday", time.time()))
+    assert store.forget_household("h2") == (1, 1)
+    assert not store.household_exists("h2")
+    assert b"blood test" not in files_bytes(tmp_path)
+
+
+def test_households_are_isolated(store):
+    store.put_voiceprint(vp("a", "anna", 1))
+    store.put_voiceprint(vp("b", "anna", 2))
+    (a,) = store.voiceprints("a", "resemblyzer")
+    (b,) = store.voiceprints("b", "resemblyzer")
+    assert not np.allclose(a.centroid, b.centroid)
+    store.forget_speaker("a", "anna")
+    assert store.voiceprints("a", "resemblyzer") == [] and len(store.voiceprints("b", "resemblyzer")) == 1
+    assert store.household_exists("default")
+
+
+def test_secrets_are_sealed_and_scoped_to_session(tmp_path, store):
+    s1 = store.open_session("default", 60)
+    s2 = store.open_session("default", 60)
+    store.add_secret(SecretEntry("default", s1.session_id, 0, "", np.ones(4, np.float32), "nobody", "finances",
+                                 "the safe code is 4711", time.time()))
+    assert b"4711" not in files_bytes(tmp_path)
+    (e,) = store.secrets("default", s1.session_id)
+    assert e.content == "the safe code is 4711" and e.scope == "nobody"
+    assert store.secrets("default", s2.session_id) == []
+    assert store.close_session("default", s1.session_id) == 0
+    assert store.secrets("default", s1.session_id) == []
+
+
+def test_sessions_expire_when_idle(tmp_path):
+    now = [1000.0]
+    s = SqliteStore(tmp_path / "g.db", Sealer(b"k" * 32), clock=lambda: now[0])
+    sess = s.open_session("default", 10)
+    now[0] += 5
+    assert s.touch_session("default", sess.session_id).turns == 1
+    now[0] += 11
+    with pytest.raises(SessionNotFound, match="expired"):
+        s.touch_session("default", sess.session_id)
