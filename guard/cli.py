@@ -1,4 +1,4 @@
-"""The `guard` command: serve | ask | enroll | speakers | forget | config | bench.
+"""The `guard` command: serve | ask | enroll | speakers | forget | config | calibrate | bench.
 
 Client commands talk to a running server (--target); `serve` runs one.
 """
@@ -106,6 +106,31 @@ def cmd_config(args) -> int:
     return 0
 
 
+def cmd_calibrate(args) -> int:
+    from pathlib import Path
+
+    from guard.hearing import Hearing
+    from guard.hearing.calibrate import calibrate, write_threshold
+
+    existing = args.config if args.config and Path(args.config).exists() else None
+    settings = load_settings(existing)
+    hearing = Hearing.from_settings(settings.hearing)
+    report, threshold = calibrate(Path(args.dir), hearing.embedder, hearing.vad, far=args.far)
+    print(f"embedder {hearing.embedder.name}; {args.dir}")
+    for line in report.lines():
+        print("  " + line)
+    print(f"threshold for false accepts <= {100 * args.far:g} %: {threshold:.4f}")
+    if args.json:
+        print(json.dumps({**report.as_dict(), "threshold": threshold}, indent=2))
+    if args.write:
+        if not args.config:
+            print("guard calibrate: --write needs --config FILE to write into", file=sys.stderr)
+            return 2
+        write_threshold(Path(args.config), hearing.embedder.name, threshold)
+        print(f"wrote hearing.verify_threshold.{hearing.embedder.name} = {threshold:.4f} to {args.config}")
+    return 0
+
+
 def cmd_bench_score(args) -> int:
     from guard.bench.report import print_scores
 
@@ -160,6 +185,15 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("action", choices=["show", "fields"])
     sp.add_argument("--config")
     sp.set_defaults(func=cmd_config)
+
+    sp = sub.add_parser("calibrate", help="verification EER/minDCF from a folder per speaker; set the threshold")
+    sp.add_argument("dir", help="one sub-folder per speaker, each with WAV/FLAC clips (first 3 enroll)")
+    sp.add_argument("--config", help="YAML settings file (read; written with --write)")
+    sp.add_argument("--far", type=float, default=0.001, choices=[0.001, 0.01],
+                    help="false-accept rate the threshold must meet")
+    sp.add_argument("--write", action="store_true", help="write the threshold into --config")
+    sp.add_argument("--json", action="store_true")
+    sp.set_defaults(func=cmd_calibrate)
 
     sp = sub.add_parser("bench", help="benchmarks")
     bsub = sp.add_subparsers(dest="bench_command", required=True)

@@ -48,10 +48,16 @@ class HearingSettings(_Section):
     vad_aggressiveness: int = Field(2, ge=0, le=3, description="webrtcvad aggressiveness (0 keeps most).")
     embedder: Literal["resemblyzer", "ecapa"] = Field("resemblyzer", description="Speaker embedder by name.")
     ecapa_path: str = Field("", description="Local SpeechBrain ECAPA directory (hyperparams.yaml, ckpts).")
-    diarizer: Literal["embedded"] = Field("embedded", description="Diarization pipeline.")
+    diarizer: Literal["embedded", "pyannote"] = Field("embedded", description="Diarization pipeline.")
+    pyannote_path: str = Field("", description="Local pyannote pipeline directory (config.yaml, models).")
     window_seconds: float = Field(1.6, gt=0.2, description="Embedding window for diarization.")
     hop_seconds: float = Field(0.4, gt=0.05, description="Hop between embedding windows.")
     cluster_threshold: float = Field(0.70, ge=-1, le=1, description="Cosine above which windows merge.")
+    overlap_margin: float = Field(0.08, ge=0, description="Frames whose two best voices score within this "
+                                  "margin (and both cover them) are marked overlapped.")
+    refine_seconds: float = Field(0.3, ge=0, description="Short-window length of the second pass over "
+                                  "overlap-marked stretches; 0 turns it off.")
+    refine_margin: float = Field(0.02, ge=0, description="Margin a short window needs to clear an overlap mark.")
     verify_threshold: dict[str, float] = Field(
         default_factory=lambda: {"resemblyzer": 0.80, "ecapa": 0.45},
         description="Per embedder: cosine to a voiceprint at or above which a voice is that speaker.")

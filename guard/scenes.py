@@ -67,12 +67,14 @@ def level(x: np.ndarray, dbfs: float) -> np.ndarray:
     return (x * (10 ** (dbfs / 20) / rms)).astype(np.float32)
 
 
-def reverb(x: np.ndarray, rng: np.random.Generator, rt60: float) -> np.ndarray:
-    """Exponentially decaying noise impulse response (a plain room model)."""
-    n = int(rt60 * SAMPLE_RATE)
-    ir = rng.normal(0, 1, n) * np.exp(-6.9 * np.arange(n) / n)
-    ir[0] = 1.0 / 0.3
-    y = np.convolve(x, ir * 0.3 / np.abs(ir).sum() * 8)[:len(x)]
+def reverb(x: np.ndarray, rng: np.random.Generator, rt60: float, drr_db: float = 8.0) -> np.ndarray:
+    """A plain room: direct path plus an exponentially decaying noise tail (-60 dB at rt60) whose
+    energy sits drr_db below the direct sound. Output keeps the input's RMS level."""
+    n = max(1, int(rt60 * SAMPLE_RATE))
+    tail = rng.normal(0, 1, n) * np.exp(-6.9 * np.arange(n) / n)
+    tail *= 10 ** (-drr_db / 20) / (np.sqrt(np.sum(tail ** 2)) + 1e-12)
+    ir = np.concatenate([[1.0], np.zeros(int(0.002 * SAMPLE_RATE)), tail])
+    y = np.convolve(x, ir)[:len(x)]
     return (y * np.sqrt(np.mean(x ** 2) / (np.mean(y ** 2) + 1e-12))).astype(np.float32)
 
 
@@ -87,14 +89,49 @@ class Turn:
 @dataclass
 class Scene:
     samples: np.ndarray
-    turns: list[Turn] = field(default_factory=list)
+    turns: list[Turn] = field(default_factory=list)      # whole utterances, with their text
+    activity: list[Turn] = field(default_factory=list)   # where each voice is actually audible (RTTM)
 
     def rttm(self, uri: str) -> str:
         return "".join(f"SPEAKER {uri} 1 {t.start:.3f} {t.end - t.start:.3f} <NA> <NA> {t.speaker} <NA> <NA>\n"
-                       for t in self.turns)
+                       for t in self.activity)
+
+    def reference(self, n_frames: int) -> dict[str, np.ndarray]:
+        """{voice: (n_frames,) bool} at 10 ms from the activity list."""
+        ref: dict[str, np.ndarray] = {}
+        for t in self.activity:
+            m = ref.setdefault(t.speaker, np.zeros(n_frames, bool))
+            m[int(round(t.start * 100)):int(round(t.end * 100))] = True
+        return ref
 
     def write(self, path: Path) -> None:
         sf.write(path, self.samples, SAMPLE_RATE, subtype="PCM_16")
+
+
+def activity(x: np.ndarray, floor_db: float = 35.0, min_gap: float = 0.25, min_run: float = 0.1
+             ) -> list[tuple[float, float]]:
+    """(start, end) seconds where a clean clip is audible: 10 ms frames within floor_db of its loudest."""
+    hop = SAMPLE_RATE // 100
+    n = len(x) // hop
+    if n == 0:
+        return []
+    e = 10 * np.log10(np.mean(x[:n * hop].reshape(n, hop).astype(np.float64) ** 2, axis=1) + 1e-12)
+    on = e > e.max() - floor_db
+    runs, start = [], None
+    for i, v in enumerate(np.append(on, False)):
+        if v and start is None:
+            start = i
+        elif not v and start is not None:
+            runs.append([start, i])
+            start = None
+    merged: list[list[int]] = []
+    for a, b in runs:
+        if merged and a - merged[-1][1] < min_gap * 100:
+            merged[-1][1] = b
+        else:
+            merged.append([a, b])
+    return [(a / 100, b / 100) for a, b in merged if b - a >= min_run * 100]
+
 
 
 def compose(parts: list[tuple[str, str, float, float]], *, seed: int = 0, noise_dbfs: float | None = -50,
@@ -109,17 +146,18 @@ def compose(parts: list[tuple[str, str, float, float]], *, seed: int = 0, noise_
         clips.append((voice, text, start + pad, x))
     total = max(s + len(x) / SAMPLE_RATE for _, _, s, x in clips) + pad
     out = np.zeros(int(total * SAMPLE_RATE), np.float32)
-    turns = []
+    turns, active = [], []
     for voice, text, start, x in clips:
         i = int(start * SAMPLE_RATE)
         out[i:i + len(x)] += x
         turns.append(Turn(voice, start, start + len(x) / SAMPLE_RATE, text))
+        active.extend(Turn(voice, start + a, start + b, text) for a, b in activity(x))
     if noise_dbfs is not None:
         out += level(rng.normal(0, 1, len(out)).astype(np.float32), noise_dbfs)
     peak = np.abs(out).max()
     if peak > 0.99:
         out *= 0.99 / peak
-    return Scene(out, sorted(turns, key=lambda t: t.start))
+    return Scene(out, sorted(turns, key=lambda t: t.start), sorted(active, key=lambda t: t.start))
 
 
 def duration(voice: str, text: str) -> float:
@@ -142,3 +180,31 @@ def conversation(main: str, main_lines: list[str], bystanders: list[tuple[str, l
         parts.append((voice, text, start, db))
         t = start + duration(voice, text) + 0.25
     return compose(parts, seed=seed, noise_dbfs=noise_dbfs, rt60=rt60)
+
+
+SENTENCES = [
+    "The weather is going to be cold and rainy all weekend long.",
+    "I usually take the early train to work on Monday mornings.",
+    "My favourite dinner is roasted vegetables with a little rice.",
+    "Could you turn the living room lights down a little bit please.",
+    "We should repaint the fence before the end of the summer.",
+    "The library closes at six on Saturdays and stays shut on Sundays.",
+    "Remind me to water the tomato plants in the garden tomorrow.",
+    "There is a new bakery on the corner that sells great bread.",
+    "Our neighbours are going on holiday to Portugal next month.",
+    "I need to buy batteries, milk, eggs and a loaf of bread.",
+    "The football match starts at eight and finishes around ten.",
+    "Please add a dentist appointment for next Thursday afternoon.",
+    "The car needs new tyres before we drive up to the mountains.",
+    "I finished reading that long history book about old ships.",
+    "Set a timer for twenty minutes while the pasta is cooking.",
+    "The children want pancakes with strawberries for breakfast.",
+    "My brother is moving to a bigger flat across the river.",
+    "We are out of coffee so put it on the shopping list.",
+    "The heating makes a strange noise every night around midnight.",
+    "I think the museum has a new exhibition about ancient maps.",
+    "Call the plumber about the leaking pipe under the kitchen sink.",
+    "The concert tickets went on sale this morning at nine.",
+    "Let us plan a picnic by the lake if the sun comes out.",
+    "I lost my umbrella on the bus again this afternoon.",
+]

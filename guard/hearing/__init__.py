@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from guard.config import HearingSettings
-from guard.errors import BadAudio, ConfigError, EnrollmentRejected
+from guard.errors import ConfigError, EnrollmentRejected
 from guard.hearing.diarize import Diarization, EmbeddedDiarizer, Track
 from guard.hearing.embed import Embedder, make_embedder, unit
 from guard.hearing.vad import FRAME, VADS, Vad
@@ -38,12 +38,19 @@ class Hearing:
         self.threshold = settings.verify_threshold.get(embedder.name)
         if self.threshold is None:
             raise ConfigError(f"hearing.verify_threshold has no entry for embedder {embedder.name!r}")
-        if settings.diarizer != "embedded":
-            raise ConfigError(f"hearing.diarizer {settings.diarizer!r} is not available in this build")
-        self.diarizer = EmbeddedDiarizer(vad, embedder, window_seconds=settings.window_seconds,
+        # Enrollment always uses the embedded diarizer (one voice per clip is what it must confirm).
+        self.embedded = EmbeddedDiarizer(vad, embedder, window_seconds=settings.window_seconds,
                                          hop_seconds=settings.hop_seconds,
                                          cluster_threshold=settings.cluster_threshold,
-                                         verify_threshold=self.threshold)
+                                         verify_threshold=self.threshold,
+                                         overlap_margin=settings.overlap_margin,
+                                         refine_seconds=settings.refine_seconds,
+                                         refine_margin=settings.refine_margin)
+        self.diarizer = self.embedded
+        if settings.diarizer == "pyannote":
+            from guard.hearing.diarize_pyannote import PyannoteDiarizer
+
+            self.diarizer = PyannoteDiarizer(settings.pyannote_path, embedder, settings.device)
 
     @classmethod
     def from_settings(cls, settings: HearingSettings) -> Hearing:
@@ -58,9 +65,10 @@ class Hearing:
              ) -> Diarization:
         hook = hook or (lambda stage, seconds: None)
         t0 = time.perf_counter()
-        speech = self.vad.speech_mask(samples)
+        speech = self.vad.speech_mask(samples) if self.diarizer is self.embedded else None
         t1 = time.perf_counter()
-        hook("vad", t1 - t0)
+        if speech is not None:
+            hook("vad", t1 - t0)
         result = self.diarizer(samples, voiceprints, speech=speech)
         t2 = time.perf_counter()
         hook("diarize", t2 - t1)
@@ -76,7 +84,7 @@ class Hearing:
         s = self.settings
         embs, speech_total = [], 0.0
         for i, clip in enumerate(clips, 1):
-            d = self.diarizer(clip)
+            d = self.embedded(clip)
             secs = float(d.speech.sum() * FRAME / 16000)
             if len(d.tracks) > 1:
                 raise EnrollmentRejected(f"clip {i} holds {len(d.tracks)} voices; enroll one speaker alone")
@@ -100,7 +108,3 @@ class Hearing:
                                          f"the others (at least {s.min_enroll_consistency:.2f} needed); are "
                                          "they all the same person?")
         return EnrollmentPrint(unit(e.mean(0)), e, speech_total, consistency)
-
-    def check_speech(self, samples: np.ndarray) -> None:
-        if not self.vad.speech_mask(samples).any():
-            raise BadAudio("no speech was found in the audio")

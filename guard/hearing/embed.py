@@ -98,6 +98,10 @@ class ResemblyzerEmbedder(Embedder):
         return unit(out.float().cpu().numpy())
 
 
+ECAPA_FILES = ("hyperparams.yaml", "embedding_model.ckpt", "mean_var_norm_emb.ckpt", "classifier.ckpt",
+               "label_encoder.txt")
+
+
 class EcapaEmbedder(Embedder):
     """SpeechBrain ECAPA-TDNN from a local directory: hyperparams.yaml, embedding_model.ckpt,
     mean_var_norm_emb.ckpt, classifier.ckpt, label_encoder.txt (the spkrec-ecapa-voxceleb layout)."""
@@ -110,9 +114,10 @@ class EcapaEmbedder(Embedder):
             raise ConfigError("hearing.ecapa_path is empty: set it (GUARD_HEARING__ECAPA_PATH) to a local "
                               "SpeechBrain ECAPA directory")
         src = Path(path)
-        if not (src / "hyperparams.yaml").is_file():
-            raise ConfigError(f"hearing.ecapa_path {src} has no hyperparams.yaml: point it at a SpeechBrain "
-                              "ECAPA directory (hyperparams.yaml, embedding_model.ckpt, ...)")
+        missing = [f for f in ECAPA_FILES if not (src / f).is_file()]
+        if missing:
+            raise ConfigError(f"hearing.ecapa_path {src} lacks {', '.join(missing)}: point it at a local "
+                              f"SpeechBrain ECAPA directory ({', '.join(ECAPA_FILES)})")
         from speechbrain.inference.speaker import EncoderClassifier
         from speechbrain.utils.fetching import LocalStrategy
 

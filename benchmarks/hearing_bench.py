@@ -1,0 +1,198 @@
+"""Hearing benchmark: verification (leave-one-voice-out, pitch impostors), diarization on generated
+scenes (DER, bystander leak, main kept), and speed (RTF, beside pyannote's real architecture).
+
+    .venv/bin/python benchmarks/hearing_bench.py [--utterances 24] [--scenes 12] [--out out/hearing.json]
+
+Prints every figure with its trial counts. Voices: the Debian TTS voices of guard.scenes.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+from guard import scenes
+from guard.config import HearingSettings, PolicySettings
+from guard.hearing import Hearing
+from guard.hearing.calibrate import det, speech_only, trials
+from guard.hearing.embed import unit
+from guard.hearing.vad import FRAME
+from guard.policy.selective import choose_main, gate
+
+# esp_gb is left out: espeak-ng's en-us and en-gb are one synthetic "person" (cosine 0.89 to each other).
+VOICES = ["awb", "rms", "slt", "kal", "ked", "esp_us"]
+
+
+def variants(x: np.ndarray, rng: np.random.Generator, k: int) -> np.ndarray:
+    """Recording conditions: level (-32..-16 dBFS) always; then clean, noise at 20-35 dB SNR, or
+    reverberation (RT60 0.15-0.35 s), in turn."""
+    db = float(rng.uniform(-32, -16))
+    y = scenes.level(x, db)
+    if k % 3 == 1:
+        y = y + scenes.level(rng.normal(size=len(y)).astype(np.float32), db - float(rng.uniform(20, 35)))
+    if k % 3 == 2:
+        y = scenes.reverb(y, rng, float(rng.uniform(0.15, 0.35)))
+    return y.astype(np.float32)
+
+
+def embed_voices(h: Hearing, n: int, pitch: int = 0) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(7)
+    out = {}
+    for v in VOICES:
+        embs = []
+        for k, s in enumerate(scenes.SENTENCES[:n]):
+            x = variants(scenes.tts(v, s, pitch_cents=pitch), rng, k)
+            embs.append(h.embedder.embed(speech_only(x, h.vad)))
+        out[v] = np.stack(embs)
+    return out
+
+
+def verification(h: Hearing, n: int) -> dict:
+    embs = embed_voices(h, n)
+    scores, labels = trials(embs)
+    pooled = det(scores, labels)
+    shipped = {"threshold": h.threshold, "frr": float((scores[labels] < h.threshold).mean()),
+               "far": float((scores[~labels] >= h.threshold).mean())}
+    lovo, thresholds = {}, {}
+    for rule in ("eer", "far_1pct"):
+        c = {"genuine": 0, "false_rejects": 0, "impostor": 0, "false_accepts": 0}
+        for v in VOICES:
+            rest = det(*trials({k: e for k, e in embs.items() if k != v}))
+            t = rest.eer_threshold if rule == "eer" else rest.threshold_far_1pct
+            thresholds.setdefault(rule, {})[v] = t
+            s, lab = trials(embs, tested=[v])
+            c["genuine"] += int(lab.sum())
+            c["false_rejects"] += int((s[lab] < t).sum())
+            c["impostor"] += int((~lab).sum())
+            c["false_accepts"] += int((s[~lab] >= t).sum())
+        c["frr"], c["far"] = c["false_rejects"] / c["genuine"], c["false_accepts"] / c["impostor"]
+        if rule == "eer":
+            c["eer"] = (c["frr"] + c["far"]) / 2
+        lovo[f"threshold_at_{rule}_of_other_voices"] = {**c, "thresholds": thresholds[rule]}
+    pitch = {}
+    for cents in (-200, 200):
+        shifted = embed_voices(h, n, pitch=cents)
+        acc, total, cos = 0, 0, []
+        for v in VOICES:
+            c = unit(embs[v][:3].mean(0))
+            sc = shifted[v] @ c
+            cos.extend(sc.tolist())
+            acc += int((sc >= thresholds["far_1pct"][v]).sum())
+            total += len(sc)
+        pitch[f"{cents:+d} cents"] = {"trials": total, "accepted": acc, "accept_rate": acc / total,
+                                      "mean_cosine_to_owner": float(np.mean(cos))}
+    return {"pooled": pooled.as_dict(), "at_shipped_threshold": shipped, "leave_one_voice_out": lovo,
+            "pitch_impostors": pitch}
+
+
+def make_scene(i: int, n_speakers: int) -> tuple[scenes.Scene, str]:
+    rng = np.random.default_rng(100 + i)
+    voices = [VOICES[j] for j in rng.permutation(5)[:n_speakers]]  # natural voices only
+    lines = [scenes.SENTENCES[j] for j in rng.permutation(len(scenes.SENTENCES))]
+    main, bys = voices[0], voices[1:]
+    sc = scenes.conversation(main, lines[:3], [(b, [lines[3 + k]]) for k, b in enumerate(bys)], seed=i,
+                             overlap=0.5, rt60=0.3 if i % 2 else 0.0)
+    return sc, main
+
+
+def der(ref: dict[str, np.ndarray], hyp: list[np.ndarray]) -> tuple[float, float]:
+    """Frame DER, no collar, overlap scored: (error frames, reference speaker-frames)."""
+    r = np.stack(list(ref.values())).astype(int)
+    hmat = np.stack(hyp).astype(int) if hyp else np.zeros((0, r.shape[1]), int)
+    cost = -(r @ hmat.T) if len(hmat) else np.zeros((len(r), 0))
+    ri, hi = linear_sum_assignment(cost) if len(hmat) else ([], [])
+    correct = sum(int((r[a] & hmat[b]).sum()) for a, b in zip(ri, hi))
+    err = int(np.maximum(r.sum(0), hmat.sum(0) if len(hmat) else 0).sum()) - correct
+    return err, int(r.sum())
+
+
+def diarization(h: Hearing, n: int) -> dict:
+    out = {}
+    for k in (2, 3):
+        e_tot = r_tot = 0
+        by_s = by_leak = main_s = main_kept = 0.0
+        main_ok = 0
+        for i in range(n):
+            sc, main = make_scene(i + 50 * k, k)
+            d = h.hear(sc.samples, [])
+            ref = sc.reference(d.n_frames)
+            e, r = der(ref, [t.frames for t in d.tracks])
+            e_tot, r_tot = e_tot + e, r_tot + r
+            choice = choose_main(d, PolicySettings())
+            g = gate(sc.samples, d, choice.track, PolicySettings())
+            passed = np.abs(g.samples.reshape(-1)[: d.n_frames * FRAME // FRAME * FRAME]) > 0
+            pf = np.array([passed[j * FRAME:(j + 1) * FRAME].any() for j in range(d.n_frames)])
+            others = np.any([m for s, m in ref.items() if s != main], axis=0)
+            by_only = others & ~ref[main]
+            main_only = ref[main] & ~others
+            by_s += by_only.sum() / 100
+            by_leak += (by_only & pf).sum() / 100
+            main_s += main_only.sum() / 100
+            main_kept += (main_only & pf).sum() / 100
+            mf = choice.track.frames
+            main_ok += int((mf & ref[main]).sum() > (mf & others).sum())
+        out[f"{k}_speakers"] = {"scenes": n, "DER": e_tot / r_tot, "bystander_seconds": by_s,
+                                "bystander_leak_share": by_leak / by_s, "main_seconds": main_s,
+                                "main_kept_share": main_kept / main_s, "main_identified": main_ok / n}
+    return out
+
+
+def speed(h: Hearing) -> dict:
+    from guard.hearing.diarize_pyannote import PyannoteDiarizer
+    from guard.layouts import pyannote_pipeline
+
+    tmp = Path(tempfile.mkdtemp())
+    pa = PyannoteDiarizer(str(pyannote_pipeline(tmp / "pyannote")), h.embedder)
+    out = {"window_seconds": h.settings.window_seconds, "hop_seconds": h.settings.hop_seconds}
+    for seconds in (10, 60):
+        parts = []
+        i = 0
+        while sum(len(p) for p in parts) < seconds * 16000:
+            sc, _ = make_scene(900 + i, 2)
+            parts.append(sc.samples)
+            i += 1
+        x = np.concatenate(parts)[: seconds * 16000]
+        vps = []
+        for name, fn in (("guard", lambda: h.hear(x, vps)), ("pyannote_random_init", lambda: pa(x))):
+            fn()  # warm
+            t = time.perf_counter()
+            reps = 3
+            for _ in range(reps):
+                fn()
+            out[f"{name}_rtf_{seconds}s"] = (time.perf_counter() - t) / reps / seconds
+        out[f"ratio_{seconds}s"] = out[f"pyannote_random_init_rtf_{seconds}s"] / out[f"guard_rtf_{seconds}s"]
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--utterances", type=int, default=24)
+    ap.add_argument("--scenes", type=int, default=12)
+    ap.add_argument("--out", default="")
+    ap.add_argument("--skip", nargs="*", default=[], choices=["verification", "diarization", "speed"])
+    args = ap.parse_args()
+    import torch
+
+    torch.set_num_threads(2)
+    h = Hearing.from_settings(HearingSettings())
+    report = {}
+    for name, fn in (("verification", lambda: verification(h, args.utterances)),
+                     ("diarization", lambda: diarization(h, args.scenes)), ("speed", lambda: speed(h))):
+        if name in args.skip:
+            continue
+        t = time.time()
+        report[name] = fn()
+        print(f"== {name} ({time.time() - t:.0f} s)")
+        print(json.dumps(report[name], indent=2))
+    if args.out:
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.out).write_text(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    main()
