@@ -137,6 +137,49 @@ def cmd_bench_score(args) -> int:
     return print_scores(args.files, args.mode)
 
 
+def _gate(args, summary: dict) -> int:
+    from pathlib import Path
+
+    from guard.bench.report import gate
+
+    if not args.baseline:
+        return 0
+    failures = gate(json.loads(Path(args.baseline).read_text()), summary, args.max_drop)
+    for f in failures:
+        print(f"GATE FAILED: {f}", file=sys.stderr)
+    if not failures:
+        print(f"gate passed: nothing fell more than {args.max_drop:g} points below {args.baseline}")
+    return 3 if failures else 0
+
+
+def cmd_bench_shbench(args) -> int:
+    from pathlib import Path
+
+    from guard.bench.replay import replay_shbench
+    from guard.bench.report import shbench_markdown, write_html
+
+    out = Path(args.out)
+    summary = replay_shbench(Path(args.questions), Path(args.audio_root or Path(args.questions).parent),
+                             args.target, out, modes=tuple(args.modes.split(",")), concurrency=args.concurrency,
+                             limit=args.limit, household=args.household)
+    md = shbench_markdown(summary)
+    (out / "summary.md").write_text(md)
+    write_html(out / "report.html", "guard bench: SH-Bench replay", md, summary)
+    print(md)
+    print(f"wrote {out}/general.json, selective.json, summary.json, summary.md, report.html")
+    return _gate(args, summary)
+
+
+def cmd_bench_generate(args) -> int:
+    from pathlib import Path
+
+    from guard.bench.gen_shbench import generate
+
+    q = generate(Path(args.out), n_scenes=args.scenes, seed=args.seed, variant=args.variant, fmt=args.format)
+    print(f"wrote {q}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="guard", description=__doc__)
     sub = p.add_subparsers(dest="command", required=True)
@@ -201,6 +244,31 @@ def build_parser() -> argparse.ArgumentParser:
     bp.add_argument("files", nargs="+")
     bp.add_argument("--mode", choices=["general", "selective"], help="override the mode from the file name")
     bp.set_defaults(func=cmd_bench_score)
+
+    def gate_args(bp):
+        bp.add_argument("--baseline", help="summary.json of an earlier run to compare against")
+        bp.add_argument("--max-drop", type=float, default=2.0, help="points a metric may fall before failing")
+
+    bp = bsub.add_parser("shbench", help="replay an SH-Bench question file through the live service")
+    bp.add_argument("--questions", required=True)
+    bp.add_argument("--audio-root", help="folder the records' audio paths are relative to (default: beside "
+                    "the questions file)")
+    bp.add_argument("--target", default="127.0.0.1:50051")
+    bp.add_argument("--modes", default="general,selective")
+    bp.add_argument("--concurrency", type=int, default=2)
+    bp.add_argument("--limit", type=int, default=0)
+    bp.add_argument("--household", default="")
+    bp.add_argument("--out", default="out/shbench")
+    gate_args(bp)
+    bp.set_defaults(func=cmd_bench_shbench)
+
+    bp = bsub.add_parser("generate", help="generate an SH-Bench-format suite from the scene generator")
+    bp.add_argument("--out", required=True)
+    bp.add_argument("--scenes", type=int, default=20)
+    bp.add_argument("--seed", type=int, default=0)
+    bp.add_argument("--variant", type=int, default=0, help="phrasing variant of the fact templates")
+    bp.add_argument("--format", choices=["flac", "wav"], default="flac")
+    bp.set_defaults(func=cmd_bench_generate)
     return p
 
 

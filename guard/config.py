@@ -67,8 +67,12 @@ class HearingSettings(_Section):
 
 
 class PolicySettings(_Section):
-    overlap: Literal["attenuate", "drop"] = Field("drop", description="Overlapped main+bystander stretches.")
-    overlap_attenuation_db: float = Field(20.0, ge=0, description="Attenuation of overlap when attenuating.")
+    gating: bool = Field(True, description="Remove non-main speech before the model hears it. Off is for "
+                         "measuring the guard's lift only: SELECTIVE then relies on the prompt alone.")
+    overlap: Literal["attenuate", "drop"] = Field("attenuate", description="Overlapped main+bystander "
+                                                  "stretches: attenuated (the louder main speech masks the "
+                                                  "rest) or dropped.")
+    overlap_attenuation_db: float = Field(6.0, ge=0, description="Attenuation of overlap when attenuating.")
     min_main_seconds: float = Field(0.3, ge=0, description="Least speech a voice needs to be the main speaker.")
 
 

@@ -212,6 +212,8 @@ def load_components(settings: Settings, metrics: Metrics) -> GuardService:
     hearing = Hearing.from_settings(settings.hearing) if settings.hearing.enabled else None
     if hearing is None:
         log.warning("hearing is disabled: SELECTIVE requests will be refused (fail closed)")
+    if not settings.policy.gating:
+        log.warning("policy.gating is OFF: SELECTIVE requests reach the model ungated (measurement only)")
     backend = make_backend(settings.backend)
     log.info("loaded store=%s hearing=%s backend=%s in %.1f s", settings.store.kind,
              settings.hearing.embedder if hearing else "off", backend.name, time.perf_counter() - t)

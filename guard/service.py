@@ -198,16 +198,18 @@ class GuardService:
         selective_mode = mode == pb.SELECTIVE
         try:
             if selective_mode:
-                model_audio = self._selective(a.samples, household, req, resp, timer)
+                model_audio, streams = self._selective(a.samples, household, req, resp, timer)
             else:
                 d = self._hear(a.samples, household, timer) if self.hearing else None
+                streams = []
                 if d is not None:
                     resp.speakers.extend(self._speakers_pb(d))
+                    streams = [selective.isolate(a.samples, t) for t in d.tracks]
                 model_audio = a.samples
             prompt = selective.build_prompt(req.question, options, selective=selective_mode,
                                             description=req.main_speaker_desc)
-            text = self._generate(model_audio, Task(prompt, req.question, options, selective_mode), timer,
-                                  selective_mode)
+            task = Task(prompt, req.question, options, selective_mode, streams)
+            text = self._generate(model_audio, task, timer, selective_mode)
             self._answer(resp, text, options, selective_mode)
         except Refusal as r:
             self._refuse(resp, r, options)
@@ -218,7 +220,8 @@ class GuardService:
         return resp
 
     def _selective(self, samples: np.ndarray, household: str, req: pb.AskRequest, resp: pb.AskResponse,
-                   timer: Timer) -> np.ndarray:
+                   timer: Timer) -> tuple[np.ndarray, list[np.ndarray]]:
+        """The audio the model may hear in SELECTIVE mode (and its per-voice streams)."""
         d = self._hear(samples, household, timer)
         t = time.perf_counter()
         try:
@@ -226,6 +229,10 @@ class GuardService:
             if choice.track is None:
                 resp.speakers.extend(self._speakers_pb(d))
                 raise Refusal(pb.NO_SPEECH, "no voice spoke long enough to be the main speaker")
+            if not self.settings.policy.gating:  # measurement mode: the model hears everyone
+                resp.speakers.extend(self._speakers_pb(d, choice.track.label))
+                resp.main_speaker, resp.main_rule = choice.track.label, choice.rule
+                return samples, [selective.isolate(samples, t) for t in d.tracks]
             gated = selective.gate(samples, d, choice.track, self.settings.policy)
         except Refusal:
             raise
@@ -237,7 +244,7 @@ class GuardService:
         resp.withheld_seconds = gated.withheld_seconds
         self.metrics.withheld_seconds.inc(gated.withheld_seconds)
         timer("policy", time.perf_counter() - t)
-        return gated.samples
+        return gated.samples, [gated.samples]
 
     def _generate(self, samples: np.ndarray, task: Task, timer: Timer, selective_mode: bool) -> str:
         t = time.perf_counter()

@@ -30,5 +30,8 @@ echo "== SELECTIVE: a question only the bystander's speech answers (must refuse)
 guard ask $T $A/demo_scene.wav --mode selective --question "Who should be called about the party?" --options "${BOPTS[@]}"
 echo "== GENERAL: the same audio, no gating"
 guard ask $T $A/demo_scene.wav --mode general --question "What time is the reservation?" --options "${OPTS[@]}"
+echo "== guard bench: replay the SH-Bench-format mini suite through the live server (both modes)"
+guard bench shbench $T --questions benchmarks/suites/shbench-mini/questions.json --out "${OUT:-out/demo}/shbench"
+echo "== report: ${OUT:-out/demo}/shbench/report.html"
 echo "== metrics"
 curl -s "127.0.0.1:$MPORT/metrics" | grep -E '^guard_(requests|refusals|withheld|audio)_' | grep -v _created

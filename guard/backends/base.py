@@ -16,6 +16,9 @@ class Task:
     question: str
     options: list[str] = field(default_factory=list)
     selective: bool = False
+    # The same audio split by voice (each (n,) float32, silence elsewhere), for backends that do better
+    # hearing one voice at a time. In SELECTIVE mode it holds only the main speaker's gated audio.
+    streams: list[np.ndarray] = field(default_factory=list)
 
 
 class Backend(abc.ABC):

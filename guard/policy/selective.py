@@ -70,6 +70,14 @@ def gate(samples: np.ndarray, d: Diarization, main: Track, settings: PolicySetti
                  float(solo.sum() * FRAME / 16000))
 
 
+def isolate(samples: np.ndarray, track: Track) -> np.ndarray:
+    """One voice's own stretches (overlap included), silence elsewhere: GENERAL mode's per-voice stream."""
+    g = np.repeat(track.frames.astype(np.float32), FRAME)[:len(samples)]
+    if len(g) < len(samples):
+        g = np.pad(g, (0, len(samples) - len(g)))
+    return (samples * _smooth_edges(g)).astype(np.float32)
+
+
 def _smooth_edges(g: np.ndarray, ramp: int = 80) -> np.ndarray:
     """5 ms ramps at gate edges so cuts do not click (a ramp never opens a closed gate early)."""
     kernel = np.ones(ramp) / ramp

@@ -1,0 +1,67 @@
+"""Fact templates for generated suites: something a speaker says, and a question only it answers.
+
+Two template sets with different wording (`set_a`, `set_b`) so a suite can be regenerated with other
+phrasings. Option pools use common words an offline recogniser can hear.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Fact:
+    key: str              # topic id; a scene never uses one topic twice
+    says: tuple[str, ...]  # statement templates, {x} is the slot
+    asks: tuple[str, ...]  # question templates
+    pool: tuple[str, ...]  # slot values (answer and distractors)
+
+
+FACTS = [
+    Fact("city", ("My sister is flying to {x} next week.", "Next week my sister flies out to {x}."),
+         ("Which city is the sister flying to?", "Where is the sister travelling next week?"),
+         ("Paris", "London", "Berlin", "Tokyo", "Madrid", "Chicago", "Dublin", "Boston")),
+    Fact("day", ("The team meeting was moved to {x}.", "We pushed the team meeting to {x}."),
+         ("Which day was the team meeting moved to?", "When is the team meeting now?"),
+         ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")),
+    Fact("instrument", ("I have been learning to play the {x} this year.", "This year I started lessons on the {x}."),
+         ("Which instrument is being learned?", "What instrument did the speaker take up?"),
+         ("piano", "guitar", "violin", "drums", "trumpet", "flute", "cello")),
+    Fact("colour", ("We decided to paint the kitchen {x}.", "The kitchen is going to be painted {x}."),
+         ("What colour will the kitchen be?", "Which colour was chosen for the kitchen?"),
+         ("green", "yellow", "blue", "white", "orange", "purple", "grey")),
+    Fact("time", ("The plumber is coming at {x} tomorrow.", "Tomorrow the plumber arrives at {x}."),
+         ("When is the plumber coming?", "At what time does the plumber arrive?"),
+         ("seven o'clock", "nine o'clock", "eleven o'clock", "two o'clock", "four o'clock", "six o'clock")),
+    Fact("pet", ("Our new puppy is called {x}.", "We named the new puppy {x}."),
+         ("What is the new puppy called?", "What name did the puppy get?"),
+         ("Max", "Bella", "Charlie", "Daisy", "Buddy", "Rosie", "Oscar")),
+    Fact("food", ("For the party we still need to buy {x}.", "We still have to get {x} for the party."),
+         ("What still needs to be bought for the party?", "What is missing for the party?"),
+         ("cheese", "lemons", "bread", "chocolate", "potatoes", "apples", "coffee")),
+    Fact("sport", ("My brother plays {x} every weekend.", "Every weekend my brother goes to play {x}."),
+         ("Which sport does the brother play?", "What does the brother play at weekends?"),
+         ("tennis", "football", "golf", "basketball", "hockey", "cricket", "rugby")),
+    Fact("number", ("The new flat is on floor number {x}.", "We moved to floor {x} of the building."),
+         ("Which floor is the new flat on?", "On what floor is the new flat?"),
+         ("three", "five", "eight", "twelve", "fifteen", "twenty")),
+    Fact("vehicle", ("I am going to work by {x} from now on.", "From now on I travel to work by {x}."),
+         ("How will the speaker travel to work?", "What transport does the speaker now take to work?"),
+         ("bicycle", "train", "bus", "car", "boat", "taxi")),
+    Fact("book", ("I just finished a book about {x}.", "The book I finished was all about {x}."),
+         ("What was the book about?", "What topic did the finished book cover?"),
+         ("volcanoes", "pirates", "dinosaurs", "gardens", "planets", "castles")),
+    Fact("month", ("Our holiday starts in {x} this year.", "This year the holiday begins in {x}."),
+         ("When does the holiday start?", "In which month does the holiday begin?"),
+         ("January", "March", "May", "July", "September", "November")),
+]
+
+IDK = "I do not have the information to answer the question"
+
+DESCRIPTIONS = {
+    "awb": "A male speaker with a Scottish accent and a medium-low voice, speaking at a moderate pace.",
+    "rms": "A male speaker with an American accent and a deep, steady voice.",
+    "slt": "A female speaker with an American accent and a clear, medium-pitched voice.",
+    "kal": "A male speaker with an American accent and a slightly nasal, medium voice.",
+    "ked": "A male speaker with an American accent and a flat, low voice, speaking slowly.",
+    "esp_us": "A robotic-sounding male synthetic voice with an American accent.",
+}

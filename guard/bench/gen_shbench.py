@@ -1,0 +1,60 @@
+"""Generate an SH-Bench-format mini suite from the scene generator.
+
+Each scene: a main speaker in front states facts; one or two bystanders, 10 dB lower and partly
+overlapping, state other facts. Every fact becomes a 5-option question (answer, three distractors from
+its pool, the IDK option) in the official record format; `speaker` says who stated it.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import soundfile as sf
+
+from guard import scenes
+from guard.bench.facts import DESCRIPTIONS, FACTS, IDK
+
+NATURAL = ["awb", "rms", "slt", "kal", "ked"]
+
+
+def generate(out: Path, *, n_scenes: int = 20, seed: int = 0, variant: int = 0, fmt: str = "flac",
+             voices: list[str] | None = None) -> Path:
+    """Writes OUT/questions.json and OUT/audio/*.{flac,wav}; returns the questions file."""
+    rng = np.random.default_rng(seed)
+    voices = voices or NATURAL
+    out = Path(out)
+    (out / "audio").mkdir(parents=True, exist_ok=True)
+    records = []
+    for i in range(n_scenes):
+        speakers = list(rng.permutation(voices)[: 2 + (i % 3 == 2)])
+        main, bystanders = speakers[0], speakers[1:]
+        facts = [FACTS[j] for j in rng.permutation(len(FACTS))[:4]]
+        said = []
+        for k, f in enumerate(facts):
+            who = main if k < 2 else bystanders[(k - 2) % len(bystanders)]
+            value = str(rng.choice(f.pool))
+            line = f.says[(variant + k) % len(f.says)].format(x=value)
+            said.append((who, f, value, line))
+        main_lines = [s[3] for s in said if s[0] == main]
+        by_lines = [(b, [s[3] for s in said if s[0] == b]) for b in bystanders]
+        sc = scenes.conversation(main, main_lines, [(b, ls) for b, ls in by_lines if ls], seed=seed * 1000 + i,
+                                 overlap=0.5, rt60=0.3 if i % 4 == 3 else 0.0)
+        name = f"scene_{seed}_{i:03d}.{fmt}"
+        sf.write(out / "audio" / name, sc.samples, 16000, subtype="PCM_16")
+        topics = " and ".join(f.key for w, f, _, _ in said if w == main)
+        desc = DESCRIPTIONS[main]
+        for who, f, value, _ in said:
+            distract = [v for v in rng.permutation(f.pool) if v != value][:3]
+            options = [value, *distract, IDK]
+            options = [options[j] for j in rng.permutation(5)]
+            records.append({
+                "question": f.asks[variant % len(f.asks)], "options": options, "answer": value,
+                "speaker": "main" if who == main else "bystander", "audio": f"audio/{name}",
+                "scene": f"generated_{f.key}", "main_speaker_desc": desc,
+                "main_speaker_desc_w_content": f"{desc} They talk about their {topics}.",
+                "type": "synth", "main_speaker_desc_w_content_filter": f"{desc} They talk about everyday plans.",
+                "idk_answer": IDK})
+    q = out / "questions.json"
+    q.write_text(json.dumps(records, indent=1))
+    return q

@@ -1,0 +1,48 @@
+"""guard bench: replay through the live server, official result format, reports, and the gate."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from guard.bench.report import gate
+from guard.bench.shbench import official_letter
+from guard.cli import main
+
+SUITE = Path(__file__).resolve().parents[1] / "benchmarks/suites/shbench-mini/questions.json"
+
+
+def test_shbench_replay_writes_official_format_and_reports(server, tmp_path):
+    out = tmp_path / "run"
+    assert main(["bench", "shbench", "--questions", str(SUITE), "--target", server.target, "--limit", "8",
+                 "--out", str(out)]) == 0
+    for mode in ("general", "selective"):
+        rows = json.loads((out / f"{mode}.json").read_text())
+        assert len(rows) == 8
+        for r in rows:
+            assert {"question", "options", "answer", "idk_answer", "speaker", "type", "audio", "pred"} <= set(r)
+            assert official_letter(r["pred"]) in "ABCDE" and "error" not in r
+    summary = json.loads((out / "summary.json").read_text())
+    assert set(summary["cells"]) == {"main_gen", "main_sel", "by_gen", "by_sel", "se"}
+    assert summary["modes"]["selective"]["latency"]["p50"] > 0
+    assert "<img" in (out / "report.html").read_text() and "SE" in (out / "summary.md").read_text()
+    # the gate passes a run against itself
+    assert main(["bench", "shbench", "--questions", str(SUITE), "--target", server.target, "--limit", "8",
+                 "--out", str(tmp_path / "again"), "--baseline", str(out / "summary.json")]) == 0
+
+
+def test_generated_suite_is_balanced_and_official():
+    rows = json.loads(SUITE.read_text())
+    assert len(rows) == 80 and sum(r["speaker"] == "main" for r in rows) == 40
+    for r in rows:
+        assert len(r["options"]) == 5 and r["answer"] in r["options"] and r["idk_answer"] in r["options"]
+        assert (SUITE.parent / r["audio"]).is_file()
+
+
+def test_gate_fails_on_a_drop_and_passes_within_the_allowance():
+    base = {"cells": {"main_gen": 80, "main_sel": 80, "by_gen": 30, "by_sel": 100, "se": 58},
+            "tiers": {"tier1_accuracy": 100.0}}
+    worse = {"cells": {**base["cells"], "by_sel": 65, "se": 54}, "tiers": {"tier1_accuracy": 90.0}}
+    failures = gate(base, worse, 2.0)
+    assert any("By-Sel" in f for f in failures) and any("SE" in f for f in failures)
+    assert any("tier1_accuracy" in f for f in failures)
+    assert gate(base, {**base, "cells": {**base["cells"], "se": 56.5}}, 2.0) == []
