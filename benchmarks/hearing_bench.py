@@ -157,13 +157,12 @@ def speed(h: Hearing) -> dict:
             parts.append(sc.samples)
             i += 1
         x = np.concatenate(parts)[: seconds * 16000]
-        vps = []
-        for name, fn in (("guard", lambda: h.hear(x, vps)), ("pyannote_random_init", lambda: pa(x))):
-            fn()  # warm
+        for name, fn in (("guard", lambda a: h.hear(a, [])), ("pyannote_random_init", pa)):
+            fn(x)  # warm
             t = time.perf_counter()
             reps = 3
             for _ in range(reps):
-                fn()
+                fn(x)
             out[f"{name}_rtf_{seconds}s"] = (time.perf_counter() - t) / reps / seconds
         out[f"ratio_{seconds}s"] = out[f"pyannote_random_init_rtf_{seconds}s"] / out[f"guard_rtf_{seconds}s"]
     return out

@@ -101,7 +101,7 @@ class Scene:
         ref: dict[str, np.ndarray] = {}
         for t in self.activity:
             m = ref.setdefault(t.speaker, np.zeros(n_frames, bool))
-            m[int(round(t.start * 100)):int(round(t.end * 100))] = True
+            m[round(t.start * 100):round(t.end * 100)] = True
         return ref
 
     def write(self, path: Path) -> None:

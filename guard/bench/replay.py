@@ -40,8 +40,8 @@ def _ask_all(target: str, jobs: list, fn, concurrency: int, desc: str) -> tuple[
     t0 = time.perf_counter()
     with ThreadPoolExecutor(concurrency) as pool, tqdm(total=len(jobs), desc=desc, unit="q") as bar:
         futures = {pool.submit(fn, clients[i % concurrency], job): i for i, job in enumerate(jobs)}
-        for f in futures:
-            results[futures[f]] = f.result()
+        for f, i in futures.items():
+            results[i] = f.result()
             bar.update(1)
     wall = time.perf_counter() - t0
     for c in clients:

@@ -57,8 +57,8 @@ def gate(baseline: dict, current: dict, max_drop: float) -> list[str]:
 
 def shbench_markdown(summary: dict) -> str:
     lines = [f"# SH-Bench replay: {summary['suite']}", "",
-             f"{summary['n']} questions per mode. guard's row is this suite; the published rows are the "
-             "official SH-Bench test set (2,000 questions), shown as anchors.", ""]
+             (f"{summary['n']} questions per mode. guard's row is this suite; the published rows are the "
+              "official SH-Bench test set (2,000 questions), shown as anchors."), ""]
     if "cells" in summary:
         c = summary["cells"]
         lines += ["| | " + " | ".join(CELL_NAMES) + " |", "|---" * 6 + "|",

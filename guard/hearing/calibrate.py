@@ -39,8 +39,8 @@ class DetReport:
                 f"EER {100 * self.eer:.2f} % at threshold {self.eer_threshold:.3f}",
                 f"minDCF(p=0.01) {self.min_dcf:.3f}",
                 f"FRR at FAR <= 1 %: {100 * self.frr_at_far_1pct:.2f} % (threshold {self.threshold_far_1pct:.3f})",
-                f"FRR at FAR <= 0.1 %: {100 * self.frr_at_far_01pct:.2f} % (threshold "
-                f"{self.threshold_far_01pct:.3f})"]
+                (f"FRR at FAR <= 0.1 %: {100 * self.frr_at_far_01pct:.2f} % (threshold "
+                 f"{self.threshold_far_01pct:.3f})")]
 
 
 def det(scores: np.ndarray, labels: np.ndarray, p_target: float = 0.01) -> DetReport:

