@@ -170,12 +170,34 @@ def cmd_bench_shbench(args) -> int:
     return _gate(args, summary)
 
 
+def cmd_bench_voxprivacy(args) -> int:
+    from pathlib import Path
+
+    from guard.bench.replay import replay_voxprivacy
+    from guard.bench.report import voxprivacy_markdown, write_html
+
+    out = Path(args.out)
+    summary = replay_voxprivacy(Path(args.suite), args.target, out, concurrency=args.concurrency, limit=args.limit)
+    md = voxprivacy_markdown(summary)
+    (out / "summary.md").write_text(md)
+    write_html(out / "report.html", "guard bench: VoxPrivacy replay", md, summary)
+    print(md)
+    print(f"wrote {out}/results.json, summary.json, summary.md, report.html")
+    return _gate(args, summary)
+
+
 def cmd_bench_generate(args) -> int:
     from pathlib import Path
 
-    from guard.bench.gen_shbench import generate
+    if args.suite == "shbench":
+        from guard.bench.gen_shbench import generate
 
-    q = generate(Path(args.out), n_scenes=args.scenes, seed=args.seed, variant=args.variant, fmt=args.format)
+        q = generate(Path(args.out), n_scenes=args.scenes, seed=args.seed, variant=args.variant,
+                     fmt=args.format)
+    else:
+        from guard.bench.gen_voxprivacy import generate as generate_vp
+
+        q = generate_vp(Path(args.out), seed=args.seed, variant=args.variant)
     print(f"wrote {q}")
     return 0
 
@@ -262,7 +284,18 @@ def build_parser() -> argparse.ArgumentParser:
     gate_args(bp)
     bp.set_defaults(func=cmd_bench_shbench)
 
-    bp = bsub.add_parser("generate", help="generate an SH-Bench-format suite from the scene generator")
+    bp = bsub.add_parser("voxprivacy", help="replay a VoxPrivacy-format suite through the live service")
+    bp.add_argument("--suite", required=True)
+    bp.add_argument("--target", default="127.0.0.1:50051")
+    bp.add_argument("--concurrency", type=int, default=2)
+    bp.add_argument("--limit", type=int, default=0)
+    bp.add_argument("--out", default="out/voxprivacy")
+    gate_args(bp)
+    bp.set_defaults(func=cmd_bench_voxprivacy)
+
+    bp = bsub.add_parser("generate", help="generate a suite (SH-Bench or VoxPrivacy format) from the scene "
+                         "generator")
+    bp.add_argument("suite", choices=["shbench", "voxprivacy"])
     bp.add_argument("--out", required=True)
     bp.add_argument("--scenes", type=int, default=20)
     bp.add_argument("--seed", type=int, default=0)

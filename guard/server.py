@@ -215,9 +215,16 @@ def load_components(settings: Settings, metrics: Metrics) -> GuardService:
     if not settings.policy.gating:
         log.warning("policy.gating is OFF: SELECTIVE requests reach the model ungated (measurement only)")
     backend = make_backend(settings.backend)
+    ledger = None
+    if hearing is not None:
+        from guard.hearing.asr import Transcriber
+        from guard.policy.privacy_text import PrivacyText
+        from guard.policy.secrets import SecretLedger
+
+        ledger = SecretLedger(store, Transcriber(), PrivacyText(), hearing.threshold, settings.policy)
     log.info("loaded store=%s hearing=%s backend=%s in %.1f s", settings.store.kind,
              settings.hearing.embedder if hearing else "off", backend.name, time.perf_counter() - t)
-    return GuardService(settings, store, hearing, backend, metrics)
+    return GuardService(settings, store, hearing, backend, metrics, ledger)
 
 
 async def start(settings: Settings, service: GuardService | None = None) -> Running:

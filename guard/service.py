@@ -19,6 +19,7 @@ from guard.hearing import Diarization, Hearing
 from guard.metrics import Metrics
 from guard.policy import selective
 from guard.policy.answer import IDK_TEXT, LETTERS, extract_letter, idk_index
+from guard.policy.secrets import REFUSAL, SecretLedger, voice_of
 from guard.proto import guard_pb2 as pb
 from guard.store import DEFAULT_HOUSEHOLD, Store, Voiceprint
 
@@ -53,9 +54,10 @@ def household_of(name: str) -> str:
 
 class GuardService:
     def __init__(self, settings: Settings, store: Store, hearing: Hearing | None, backend: Backend,
-                 metrics: Metrics):
+                 metrics: Metrics, ledger: SecretLedger | None = None):
         self.settings, self.store, self.hearing, self.backend, self.metrics = (
             settings, store, hearing, backend, metrics)
+        self.ledger = ledger
         self.embedder_name = settings.hearing.embedder
         self._count_enrolled()
 
@@ -93,7 +95,7 @@ class GuardService:
         clips = [self.decode(c, timer).samples for c in req.clips]
         ep = hearing.enrollment_print(clips)
         vp = Voiceprint(household, req.speaker_id, req.display_name or req.speaker_id, self.embedder_name,
-                        ep.centroid, ep.clips, ep.net_speech_seconds, time.time())
+                        ep.centroid, ep.clips, ep.net_speech_seconds, time.time(), ep.f0_hz)
         replaced = self.store.put_voiceprint(vp)
         self._count_enrolled()
         log.info("enrolled a speaker in household %s (%d clips, %.1f s speech)", household, len(clips),
@@ -178,7 +180,13 @@ class GuardService:
         except Refusal as r:
             raise HearingError(r.text) from r
         self.metrics.audio_seconds.inc(a.seconds)
-        return pb.ListenResponse(speakers=self._speakers_pb(d), audio_seconds=a.seconds, timings=timer.proto())
+        if self.ledger is None:
+            raise HearingError("the secret ledger is not loaded (hearing is disabled): Listen cannot record")
+        t = time.perf_counter()
+        recorded = self.ledger.record(household, req.session_id, a.samples, d)
+        timer("policy", time.perf_counter() - t)
+        return pb.ListenResponse(speakers=self._speakers_pb(d), recorded=recorded, audio_seconds=a.seconds,
+                                 timings=timer.proto())
 
     # ask ----------------------------------------------------------------------------------------
     def ask(self, req: pb.AskRequest) -> pb.AskResponse:
@@ -197,19 +205,29 @@ class GuardService:
         resp = pb.AskResponse(mode=mode, audio_seconds=a.seconds, session_id=req.session_id, choice_index=-1)
         selective_mode = mode == pb.SELECTIVE
         try:
+            d = None
             if selective_mode:
-                model_audio, streams = self._selective(a.samples, household, req, resp, timer)
+                d, main, model_audio, streams = self._selective(a.samples, household, req, resp, timer)
             else:
                 d = self._hear(a.samples, household, timer) if self.hearing else None
-                streams = []
+                streams, main = [], None
                 if d is not None:
+                    main = selective.choose_main(d, self.settings.policy).track
                     resp.speakers.extend(self._speakers_pb(d))
                     streams = [selective.isolate(a.samples, t) for t in d.tracks]
                 model_audio = a.samples
-            prompt = selective.build_prompt(req.question, options, selective=selective_mode,
-                                            description=req.main_speaker_desc)
-            task = Task(prompt, req.question, options, selective_mode, streams)
+            question, spoken = req.question, False
+            if not question and d is not None and main is not None and self.ledger is not None:
+                question, spoken = self.ledger.asr(selective.isolate(a.samples, main)).best, True
+            allowed, protected = self._memory(household, req.session_id, a.samples, d, main, timer)
+            prompt = selective.build_prompt(question, options, selective=selective_mode,
+                                            description=req.main_speaker_desc,
+                                            context=[e.content for e in allowed], withheld=len(protected))
+            task = Task(prompt, question, options, selective_mode, streams, [e.content for e in allowed], spoken)
             text = self._generate(model_audio, task, timer, selective_mode)
+            if self.ledger is not None and self.ledger.leaks(text, protected, question):
+                raise Refusal(pb.PROTECTED_SECRET, "the answer would disclose something said in confidence by "
+                                                   "someone else")
             self._answer(resp, text, options, selective_mode)
         except Refusal as r:
             self._refuse(resp, r, options)
@@ -219,9 +237,26 @@ class GuardService:
         resp.timings.extend(timer.proto())
         return resp
 
+    def _memory(self, household: str, session_id: str, samples: np.ndarray, d: Diarization | None, main,
+                timer: Timer) -> tuple[list, list]:
+        """Session ledger entries the requester (the main speaker) may and may not hear."""
+        if not session_id:
+            return [], []
+        if self.ledger is None or d is None or main is None:
+            raise Refusal(pb.POLICY_FAILED, "the secret ledger needs hearing and a main speaker to decide "
+                                            "what may be disclosed")
+        t = time.perf_counter()
+        try:
+            allowed, protected = self.ledger.split(household, session_id, voice_of(samples, d, main))
+        except Exception as e:
+            log.exception("secret ledger failed")
+            raise Refusal(pb.POLICY_FAILED, f"the secret ledger failed ({type(e).__name__})") from e
+        timer("policy", time.perf_counter() - t)
+        return allowed, protected
+
     def _selective(self, samples: np.ndarray, household: str, req: pb.AskRequest, resp: pb.AskResponse,
-                   timer: Timer) -> tuple[np.ndarray, list[np.ndarray]]:
-        """The audio the model may hear in SELECTIVE mode (and its per-voice streams)."""
+                   timer: Timer):
+        """(diarization, main track, the audio the model may hear, its per-voice streams) in SELECTIVE mode."""
         d = self._hear(samples, household, timer)
         t = time.perf_counter()
         try:
@@ -232,7 +267,7 @@ class GuardService:
             if not self.settings.policy.gating:  # measurement mode: the model hears everyone
                 resp.speakers.extend(self._speakers_pb(d, choice.track.label))
                 resp.main_speaker, resp.main_rule = choice.track.label, choice.rule
-                return samples, [selective.isolate(samples, t) for t in d.tracks]
+                return d, choice.track, samples, [selective.isolate(samples, t) for t in d.tracks]
             gated = selective.gate(samples, d, choice.track, self.settings.policy)
         except Refusal:
             raise
@@ -244,7 +279,7 @@ class GuardService:
         resp.withheld_seconds = gated.withheld_seconds
         self.metrics.withheld_seconds.inc(gated.withheld_seconds)
         timer("policy", time.perf_counter() - t)
-        return gated.samples, [gated.samples]
+        return d, choice.track, gated.samples, [gated.samples]
 
     def _generate(self, samples: np.ndarray, task: Task, timer: Timer, selective_mode: bool) -> str:
         t = time.perf_counter()
@@ -275,6 +310,6 @@ class GuardService:
     def _refuse(resp: pb.AskResponse, r: Refusal, options: list[str]) -> None:
         resp.refused, resp.reason, resp.reason_text = True, r.reason, r.text
         i = idk_index(options)
-        resp.answer = options[i] if i >= 0 else IDK_TEXT
+        resp.answer = options[i] if i >= 0 else (REFUSAL if r.reason == pb.PROTECTED_SECRET else IDK_TEXT)
         if i >= 0:
             resp.choice_letter, resp.choice_index = LETTERS[i], i

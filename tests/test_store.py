@@ -124,3 +124,22 @@ def test_sessions_expire_when_idle(tmp_path):
     now[0] += 11
     with pytest.raises(SessionNotFound, match="expired"):
         s.touch_session("default", sess.session_id)
+
+
+def test_concurrent_use_keeps_the_store_working(store):
+    """Many threads at once: sessions, secrets, voiceprints, erasure (one connection, one lock)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def work(i: int) -> int:
+        sess = store.open_session("default", 60)
+        store.add_secret(SecretEntry("default", sess.session_id, 0, "", np.ones(4, np.float32), "public", "x",
+                                     f"fact {i}", time.time()))
+        store.put_voiceprint(vp("default", f"s{i}", i))
+        store.touch_session("default", sess.session_id)
+        assert store.household_exists("default")
+        store.forget_speaker("default", f"s{i}")
+        return len(store.secrets("default", sess.session_id))
+
+    with ThreadPoolExecutor(8) as pool:
+        assert list(pool.map(work, range(40))) == [1] * 40
+    assert store.count_speakers() == 0

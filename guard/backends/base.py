@@ -19,6 +19,10 @@ class Task:
     # The same audio split by voice (each (n,) float32, silence elsewhere), for backends that do better
     # hearing one voice at a time. In SELECTIVE mode it holds only the main speaker's gated audio.
     streams: list[np.ndarray] = field(default_factory=list)
+    # Session memory the requester may hear (earlier statements, as text), and whether the question
+    # itself was spoken in the audio (then the audio is the question, not a source of answers).
+    context: list[str] = field(default_factory=list)
+    spoken_question: bool = False
 
 
 class Backend(abc.ABC):

@@ -7,7 +7,8 @@
   sliding windows of the transcript, plus the share of the option's own content words found in the
   1-best (full credit) or only in the N-best (partial credit, less for lower ranks). The best option
   wins when its support clears `min_support`; otherwise the "I don't know" option.
-- Open questions: the transcript sentence-window that best answers the question (extractive).
+- Open questions: the transcript window that best answers the question (extractive), searched in
+  what was heard and in the session memory the requester may hear (Task.context).
 Nothing here downloads anything.
 """
 from __future__ import annotations
@@ -42,8 +43,11 @@ class CascadeBackend(Backend):
 
     def generate(self, audio: np.ndarray, task: Task) -> str:
         transcript = Transcript("")
-        for s in task.streams or [audio]:
-            transcript = transcript.joined(self.asr(s))
+        if not task.spoken_question:
+            for s in task.streams or [audio]:
+                transcript = transcript.joined(self.asr(s))
+        for line in task.context:
+            transcript = transcript.joined(Transcript(line))
         if task.options:
             return self.choose(transcript, task.question, task.options)
         return self.extract(transcript.best, task.question)

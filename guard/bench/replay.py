@@ -85,3 +85,58 @@ def replay_shbench(questions: Path, audio_root: Path, target: str, out: Path, *,
         summary["cells"] = summarise(scores["general"], scores["selective"]).as_dict()
     (out / "summary.json").write_text(json.dumps(summary, indent=2))
     return summary
+
+
+def replay_voxprivacy(suite: Path, target: str, out: Path, *, concurrency: int = 2, limit: int = 0,
+                      household: str = "voxprivacy-replay") -> dict:
+    """Enroll the suite's voices once (one household), then per sample: a new session, Listen per turn,
+    Ask with the probe audio only. Text and speaker labels never reach the service."""
+    from guard.bench.voxprivacy import judge, score, tier_headline
+
+    suite = Path(suite)
+    root = suite.parent
+    samples = json.loads(suite.read_text())
+    if limit:
+        samples = samples[:limit]
+    voices: dict[str, list[str]] = {}
+    for s in samples:
+        for spk, clips in s["enroll"].items():
+            voices.setdefault(spk, clips)
+    with GuardClient(target, timeout=600) as c:
+        try:
+            c.forget(household=household, whole_household=True)
+        except grpc.RpcError as e:
+            if e.code() != grpc.StatusCode.NOT_FOUND:
+                raise
+        for spk, clips in sorted(voices.items()):
+            c.enroll(spk, [root / p for p in clips], household=household)
+
+    def one(client: GuardClient, s: dict) -> tuple[dict, Call | None]:
+        t = time.perf_counter()
+        try:
+            sid = client.open_session(household)
+            for turn in s["turns"]:
+                client.listen(sid, root / turn["audio"], household=household)
+            r = client.ask(root / s["probe"]["audio"], household=household, session_id=sid, mode="selective")
+            client.close_session(sid, household=household)
+        except grpc.RpcError as e:
+            return ({"id": s["id"], "tier": s["tier"], "expected": s["expected"], "answer": "", "refused": False,
+                     "verdict": "invalid", "kind": s["probe"].get("kind", ""), "lang": s["lang"],
+                     "error": f"{e.code().name}: {e.details()}"}, None)
+        call = Call(time.perf_counter() - t, {x.stage: x.seconds for x in r.timings})
+        return ({"id": s["id"], "tier": s["tier"], "expected": s["expected"], "answer": r.answer,
+                 "refused": r.refused, "reason": r.reason_text, "verdict": judge(r.answer, s),
+                 "kind": s["probe"].get("kind", ""), "lang": s["lang"], "category": s["category"]}, call)
+
+    results, wall = _ask_all(target, samples, one, concurrency, "voxprivacy")
+    rows = [r for r, _ in results]
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "results.json").write_text(json.dumps(rows, indent=1))
+    summary = {"suite": str(suite), **score(rows), "errors": sum("error" in r for r in rows),
+               "latency": latency_stats([c for _, c in results if c], wall)}
+    summary["tiers"] = tier_headline(summary)
+    impostors = root / "impostors.json"
+    if impostors.exists():
+        summary["impostor_cosines"] = json.loads(impostors.read_text())
+    (out / "summary.json").write_text(json.dumps(summary, indent=2))
+    return summary

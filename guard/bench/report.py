@@ -73,6 +73,28 @@ def shbench_markdown(summary: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def voxprivacy_markdown(summary: dict) -> str:
+    def f(v):
+        return "n/a" if v is None else f"{v:.1f}"
+
+    lines = [f"# VoxPrivacy replay: {summary['suite']}", "",
+             f"{summary['n']} samples; invalid responses {summary['invalid_rate']:.1f} %; errors {summary['errors']}.",
+             "", "| metric | value |", "|---|---|", f"| Tier 1 accuracy | {f(summary['tier1_accuracy'])} |"]
+    for t in (2, 3):
+        m = summary[f"tier{t}"]
+        lines.append(f"| Tier {t} F1 (P / R), n={m['n']} | {m['f1']:.1f} ({m['precision']:.1f} / {m['recall']:.1f}) |")
+    for k, v in summary["disclosed_with_key"].items():
+        lines.append(f"| {k} probes answered with the secret's key | {f(v)} |")
+    for kind, d in summary["impostor_leaks"].items():
+        lines.append(f"| {kind} leaks | {d['leaks']} / {d['probes']} |")
+    for lang, v in summary["by_lang"].items():
+        lines.append(f"| correct, lang={lang} | {v:.1f} |")
+    lat = summary["latency"]
+    lines += ["", "| p50 s | p95 s | p99 s | samples/s |", "|---|---|---|---|",
+              f"| {lat['p50']:.2f} | {lat['p95']:.2f} | {lat['p99']:.2f} | {lat['throughput_rps']:.2f} |"]
+    return "\n".join(lines) + "\n"
+
+
 def _png(fig) -> str:
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
@@ -102,14 +124,29 @@ def _plots(summary: dict) -> list[tuple[str, str]]:
         ax.set_title("SH-Bench cells beside the published anchors")
         out.append(("Accuracy per cell", _png(fig)))
         plt.close(fig)
+    if "tiers" in summary and "cells" not in summary:
+        fig, ax = plt.subplots(figsize=(8, 3.2))
+        ours = [summary["tiers"]["tier1_accuracy"] or 0, summary["tiers"]["tier2_f1"], summary["tiers"]["tier3_f1"]]
+        x = np.arange(3)
+        ax.bar(x - 0.27, ours, 0.27, label="guard (this run)", color="#d62728")
+        ax.bar(x[1:], [76, 67], 0.27, label="best closed model (published)", color="#7f7f7f")
+        ax.bar(x[1:] + 0.27, [83, 78], 0.27, label="fine-tuned model (published)", color="#1f77b4")
+        ax.set_xticks(x, ["Tier 1 accuracy", "Tier 2 F1", "Tier 3 F1"])
+        ax.set_ylim(0, 100)
+        ax.legend(fontsize=7, loc="lower right")
+        ax.set_title("VoxPrivacy tiers beside the published anchors")
+        out.append(("Tier metrics", _png(fig)))
+        plt.close(fig)
     stages = {}
-    for mode, m in summary.get("modes", {}).items():
+    for mode, m in (summary.get("modes") or {"probe": summary}).items():
+        if "latency" not in m:
+            continue
         for k, v in m["latency"]["stage_mean_seconds"].items():
             stages.setdefault(k, {})[mode] = v
     if stages:
         fig, ax = plt.subplots(figsize=(8, 3.2))
         names = [s for s in ("decode", "vad", "diarize", "verify", "policy", "backend", "total") if s in stages]
-        modes = list(summary["modes"])
+        modes = sorted({m for v in stages.values() for m in v})
         x = np.arange(len(names))
         for i, mode in enumerate(modes):
             ax.bar(x + i * 0.4 - 0.2, [stages[n].get(mode, 0) * 1000 for n in names], 0.4, label=mode)

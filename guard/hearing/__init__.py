@@ -15,6 +15,7 @@ from guard.config import HearingSettings
 from guard.errors import ConfigError, EnrollmentRejected
 from guard.hearing.diarize import Diarization, EmbeddedDiarizer, Track
 from guard.hearing.embed import Embedder, make_embedder, unit
+from guard.hearing.pitch import median_f0
 from guard.hearing.vad import FRAME, VADS, Vad
 from guard.hearing.verify import identify
 from guard.store.base import Voiceprint
@@ -30,6 +31,7 @@ class EnrollmentPrint:
     clips: np.ndarray
     net_speech_seconds: float
     self_consistency: float
+    f0_hz: float
 
 
 class Hearing:
@@ -82,7 +84,7 @@ class Hearing:
     def enrollment_print(self, clips: list[np.ndarray]) -> EnrollmentPrint:
         """Quality gates, then the voiceprint: clip embeddings and their centroid."""
         s = self.settings
-        embs, speech_total = [], 0.0
+        embs, speech_total, voiced = [], 0.0, []
         for i, clip in enumerate(clips, 1):
             d = self.embedded(clip)
             secs = float(d.speech.sum() * FRAME / 16000)
@@ -92,7 +94,9 @@ class Hearing:
                 raise EnrollmentRejected(f"clip {i} holds {secs:.1f} s of speech; each clip needs at least "
                                          "0.5 s")
             speech_total += secs
-            embs.append(self.embedder.embed(clip[np.repeat(d.speech, FRAME)[:len(clip)]]))
+            speech = clip[np.repeat(d.speech, FRAME)[:len(clip)]]
+            embs.append(self.embedder.embed(speech))
+            voiced.append(speech)
         if speech_total < s.min_enroll_speech_seconds:
             raise EnrollmentRejected(f"enrollment holds {speech_total:.1f} s of net speech; at least "
                                      f"{s.min_enroll_speech_seconds:.1f} s is needed (send more or longer "
@@ -107,4 +111,4 @@ class Hearing:
                 raise EnrollmentRejected(f"the clips disagree: clip {worst} scores {consistency:.2f} against "
                                          f"the others (at least {s.min_enroll_consistency:.2f} needed); are "
                                          "they all the same person?")
-        return EnrollmentPrint(unit(e.mean(0)), e, speech_total, consistency)
+        return EnrollmentPrint(unit(e.mean(0)), e, speech_total, consistency, median_f0(np.concatenate(voiced)))

@@ -110,9 +110,17 @@ def format_question(question: str, options: list[str]) -> str:
     return f"Question:\n{question}\nChoose from:\n{lines}"
 
 
-def build_prompt(question: str, options: list[str], *, selective: bool, description: str = "") -> str:
-    """The SH-Bench prompts (General / Selective, with the main-speaker description when given)."""
-    q = format_question(question, options)
+def build_prompt(question: str, options: list[str], *, selective: bool, description: str = "",
+                 context: list[str] = (), withheld: int = 0) -> str:
+    """The SH-Bench prompts (General / Selective, with the main-speaker description when given), plus
+    the session memory this speaker may hear. Protected content is never put in the prompt: the model
+    is only told that some exists and must not be guessed at."""
+    q = format_question(question or "(the question is spoken at the end of the audio)", options)
+    if context:
+        q = "Earlier in this conversation:\n" + "\n".join(f"- {c}" for c in context) + "\n\n" + q
+    if withheld:
+        q += (f"\n\n{withheld} earlier statement(s) in this conversation are private to someone else; "
+              "do not reveal or guess at them.")
     if not selective:
         instruction = "Output the letter of the correct choice." if options else "Answer briefly."
         return PROMPT_GENERAL.format(instruction=instruction, question=q)

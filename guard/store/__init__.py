@@ -18,5 +18,5 @@ def open_store(settings: Settings) -> Store:
         from guard.store.sqlite import SqliteStore
 
         path = Path(settings.store.sqlite_path) if settings.store.sqlite_path else settings.data_path / "guard.db"
-        return SqliteStore(path, sealer)
+        return SqliteStore(path, sealer, retention_seconds=settings.policy.secret_retention_seconds)
     raise ConfigError(f"store.kind {settings.store.kind!r} is not implemented in this build; use sqlite")

@@ -24,6 +24,7 @@ class Voiceprint:
     clips: np.ndarray           # (k, d), unit norm: each enrollment clip's embedding, for re-scoring
     net_speech_seconds: float
     created_unix: float
+    f0_hz: float = 0.0          # median fundamental frequency of the enrollment speech (0: unknown)
 
 
 @dataclass(frozen=True)
@@ -110,6 +111,9 @@ class Store(abc.ABC):
 
     @abc.abstractmethod
     def secrets(self, household: str, session_id: str) -> list[SecretEntry]: ...
+
+    @abc.abstractmethod
+    def set_scope(self, household: str, session_id: str, entry_id: int, scope: str) -> None: ...
 
     @abc.abstractmethod
     def close(self) -> None: ...

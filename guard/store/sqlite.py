@@ -36,11 +36,12 @@ CREATE TABLE IF NOT EXISTS secrets (
 
 
 class SqliteStore(Store):
-    def __init__(self, path: Path, sealer: Sealer, clock=time.time):
+    def __init__(self, path: Path, sealer: Sealer, clock=time.time, retention_seconds: float = 7 * 86400):
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self._sealer = sealer
         self._clock = clock
+        self.retention_seconds = retention_seconds
         self._lock = threading.Lock()
         self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
         for pragma in ("journal_mode=WAL", "secure_delete=ON", "foreign_keys=ON", "synchronous=NORMAL"):
@@ -54,7 +55,8 @@ class SqliteStore(Store):
 
     def _scrub(self) -> None:
         """After an erase: push the WAL into the (zero-filled) main file and truncate the WAL."""
-        self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        with self._lock:
+            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
 
     @staticmethod
     def _ctx(household: str, kind: str, key: str) -> str:
@@ -63,12 +65,12 @@ class SqliteStore(Store):
     # households ---------------------------------------------------------------------------------
     def household_exists(self, household: str) -> bool:
         with self._lock:
-            row = self._db.execute("SELECT 1 FROM households WHERE name=?", (household,)).fetchone()
-        return row is not None
+            rows = self._db.execute("SELECT 1 FROM households WHERE name=?", (household,)).fetchall()
+        return bool(rows)
 
     # voiceprints --------------------------------------------------------------------------------
     def put_voiceprint(self, vp: Voiceprint) -> bool:
-        blob = self._sealer.seal(pack_arrays(centroid=vp.centroid, clips=vp.clips),
+        blob = self._sealer.seal(pack_arrays(meta={"f0_hz": vp.f0_hz}, centroid=vp.centroid, clips=vp.clips),
                                  self._ctx(vp.household, "voiceprint", vp.speaker_id))
         with self._tx() as db:
             db.execute("INSERT OR IGNORE INTO households VALUES (?, ?)", (vp.household, self._clock()))
@@ -90,7 +92,7 @@ class SqliteStore(Store):
         for sid, name, speech, created, blob in rows:
             arrays = unpack_arrays(self._sealer.open(blob, self._ctx(household, "voiceprint", sid)))
             out.append(Voiceprint(household, sid, name, embedder, arrays["centroid"], arrays["clips"],
-                                  speech, created))
+                                  speech, created, float(arrays["meta"].get("f0_hz", 0.0))))
         return out
 
     def list_speakers(self, household: str) -> list[SpeakerInfo]:
@@ -102,7 +104,7 @@ class SqliteStore(Store):
 
     def count_speakers(self) -> int:
         with self._lock:
-            return int(self._db.execute("SELECT COUNT(*) FROM voiceprints").fetchone()[0])
+            return int(self._db.execute("SELECT COUNT(*) FROM voiceprints").fetchall()[0][0])
 
     def forget_speaker(self, household: str, speaker_id: str) -> tuple[int, int]:
         with self._tx() as db:
@@ -117,7 +119,7 @@ class SqliteStore(Store):
 
     def forget_household(self, household: str) -> tuple[int, int]:
         with self._tx() as db:
-            if db.execute("SELECT 1 FROM households WHERE name=?", (household,)).fetchone() is None:
+            if not db.execute("SELECT 1 FROM households WHERE name=?", (household,)).fetchall():
                 raise SpeakerNotFound(f"household {household!r} does not exist")
             n = db.execute("DELETE FROM voiceprints WHERE household=?", (household,)).rowcount
             m = db.execute("DELETE FROM secrets WHERE household=?", (household,)).rowcount
@@ -138,6 +140,7 @@ class SqliteStore(Store):
         return s
 
     def _expire(self, db: sqlite3.Connection, now: float) -> None:
+        db.execute("DELETE FROM secrets WHERE created < ?", (now - self.retention_seconds,))
         gone = db.execute("SELECT household, id FROM sessions WHERE last_seen + idle < ?", (now,)).fetchall()
         for h, sid in gone:
             db.execute("DELETE FROM secrets WHERE household=? AND session_id=?", (h, sid))
@@ -148,7 +151,8 @@ class SqliteStore(Store):
         with self._tx() as db:
             self._expire(db, now)
             row = db.execute("SELECT created, idle, turns FROM sessions WHERE household=? AND id=?",
-                             (household, session_id)).fetchone()
+                             (household, session_id)).fetchall()
+            row = row[0] if row else None
             if row is None:
                 raise SessionNotFound(f"session {session_id!r} is not open in household {household!r} "
                                       "(never opened, closed, or expired after its idle timeout)")
@@ -159,7 +163,8 @@ class SqliteStore(Store):
     def close_session(self, household: str, session_id: str) -> int:
         with self._tx() as db:
             row = db.execute("SELECT turns FROM sessions WHERE household=? AND id=?",
-                             (household, session_id)).fetchone()
+                             (household, session_id)).fetchall()
+            row = row[0] if row else None
             if row is None:
                 raise SessionNotFound(f"session {session_id!r} is not open in household {household!r}")
             db.execute("DELETE FROM secrets WHERE household=? AND session_id=?", (household, session_id))
@@ -181,7 +186,14 @@ class SqliteStore(Store):
             db.execute("UPDATE secrets SET sealed=? WHERE id=?", (blob, entry_id))
         return entry_id
 
+    def set_scope(self, household: str, session_id: str, entry_id: int, scope: str) -> None:
+        with self._tx() as db:
+            db.execute("UPDATE secrets SET scope=? WHERE household=? AND session_id=? AND id=?",
+                       (scope, household, session_id, entry_id))
+
     def secrets(self, household: str, session_id: str) -> list[SecretEntry]:
+        with self._tx() as db:
+            self._expire(db, self._clock())
         with self._lock:
             rows = self._db.execute("SELECT id, owner, scope, created, sealed FROM secrets "
                                     "WHERE household=? AND session_id=? ORDER BY id",
@@ -212,7 +224,14 @@ class _Tx:
 
     def __exit__(self, exc_type, exc, tb) -> None:
         try:
-            self._db.execute("ROLLBACK" if exc_type else "COMMIT")
+            if exc_type:
+                self._db.execute("ROLLBACK")
+            else:
+                try:
+                    self._db.execute("COMMIT")
+                except sqlite3.Error:
+                    self._db.execute("ROLLBACK")  # never leave the connection inside a transaction
+                    raise
         finally:
             self._lock.release()
 

@@ -1,0 +1,38 @@
+"""Precision and recall of the privacy text classifiers on the held-out hand-written set.
+
+    .venv/bin/python benchmarks/privacy_text_bench.py
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import yaml
+
+from guard.policy.privacy_text import PrivacyText
+
+
+def prf(pairs: list[tuple[bool, bool]]) -> dict:
+    tp = sum(p and t for p, t in pairs)
+    fp = sum(p and not t for p, t in pairs)
+    fn = sum(t and not p for p, t in pairs)
+    precision = tp / (tp + fp) if tp + fp else 0.0
+    recall = tp / (tp + fn) if tp + fn else 0.0
+    return {"n": len(pairs), "precision": precision, "recall": recall}
+
+
+def main() -> None:
+    data = yaml.safe_load((Path(__file__).parent / "privacy_eval/statements.yaml").read_text())
+    clf = PrivacyText()
+    inst = [(clf.instruction(s), label) for label, ss in data["instructions"].items() for s in ss]
+    report = {"instruction_" + k: prf([(p == k, t == k) for p, t in inst]) for k in ("nobody", "owner_only")}
+    report["instruction_accuracy"] = sum((p or "none") == t for p, t in inst) / len(inst)
+    sens = [(clf.sensitivity(s), label) for label, ss in data["statements"].items() for s in ss]
+    report["private"] = prf([(p.private, t != "public") for p, t in sens])
+    report["category_accuracy_on_private"] = (sum(p.category == t for p, t in sens if t != "public")
+                                              / sum(t != "public" for _, t in sens))
+    print(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,124 @@
+"""The secret ledger: who told the assistant what, and who may hear it again (VoxPrivacy tiers).
+
+Per Listen turn, each voice heard is transcribed and classified:
+- an instruction ("not even me" -> nobody; "between you and me" -> owner_only) re-scopes that voice's
+  latest entry in the session (or, with nothing earlier, the utterance itself);
+- any other statement becomes an entry: inferred_private when its content is sensitive (Tier 3, then
+  treated like owner_only), public otherwise (the control set).
+Per probe, the requester is the main speaker of the Ask. An entry is disclosed when its scope is public,
+or owner_only/inferred_private and the requester is the owner's voice: the same enrolled id (or, for a
+session-local owner, the same embedding) with a score margin above the verify threshold, AND a median F0
+within max_f0_semitones (voiceprint cosine alone accepts pitch-shifted copies). Words never establish
+identity. Entries are sealed in the store, scoped to household and session, erased with either.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from guard import text
+from guard.config import PolicySettings
+from guard.hearing import Diarization, Track
+from guard.hearing.asr import Transcriber
+from guard.hearing.pitch import median_f0, semitones
+from guard.hearing.vad import FRAME
+from guard.policy.privacy_text import INFERRED, NOBODY, OWNER_ONLY, PUBLIC, PrivacyText
+from guard.policy.selective import isolate
+from guard.proto import guard_pb2 as pb
+from guard.store import SecretEntry, Store
+
+REFUSAL = "I can't share that with you."
+STRICTNESS = [PUBLIC, INFERRED, OWNER_ONLY, NOBODY]
+
+
+@dataclass(frozen=True)
+class Voice:
+    speaker_id: str        # enrolled identity or ""
+    score: float           # cosine to that identity's voiceprint (0 when none)
+    embedding: np.ndarray
+    f0_hz: float
+
+
+def voice_of(samples: np.ndarray, d: Diarization, track: Track) -> Voice:
+    own = track.frames & ~d.overlap
+    mask = np.repeat(own if own.any() else track.frames, FRAME)[:len(samples)]
+    return Voice(track.speaker_id, track.score, track.embedding, median_f0(samples[mask]))
+
+
+class SecretLedger:
+    def __init__(self, store: Store, asr: Transcriber, classifier: PrivacyText, verify_threshold: float,
+                 settings: PolicySettings):
+        self.store, self.asr, self.classifier = store, asr, classifier
+        self.threshold = verify_threshold
+        self.settings = settings
+
+    # recording ----------------------------------------------------------------------------------
+    def record(self, household: str, session_id: str, samples: np.ndarray, d: Diarization) -> list[pb.Recorded]:
+        out = []
+        entries = self.store.secrets(household, session_id)
+        for track in d.tracks:
+            utterance = self.asr(isolate(samples, track)).best
+            if not utterance:
+                continue
+            voice = voice_of(samples, d, track)
+            instruction = self.classifier.instruction(utterance)
+            if instruction and entries:
+                # Restrict-only: the speaker's latest entry (matched loosely: failing to apply a restriction
+                # is the unsafe error), else the session's latest; a scope is only ever made stricter.
+                mine = [e for e in entries if self.same_voice(e, voice, strict=False)]
+                target = (mine or entries)[-1]
+                scope = max(target.scope, instruction, key=STRICTNESS.index)
+                self.store.set_scope(household, session_id, target.entry_id, scope)
+                entries[entries.index(target)] = SecretEntry(**{**target.__dict__, "scope": scope})
+                out.append(pb.Recorded(speaker_label=track.label, speaker_id=voice.speaker_id, scope=scope,
+                                       category=target.category))
+                continue
+            if instruction:
+                scope, category = instruction, "unspecified"
+            else:
+                s = self.classifier.sensitivity(utterance)
+                scope, category = (INFERRED if s.private else PUBLIC), s.category
+            entry = SecretEntry(household, session_id, 0, voice.speaker_id, voice.embedding, scope, category,
+                                utterance, time.time(), {"f0_hz": voice.f0_hz, "score": voice.score})
+            entry_id = self.store.add_secret(entry)
+            entries.append(SecretEntry(**{**entry.__dict__, "entry_id": entry_id}))
+            out.append(pb.Recorded(speaker_label=track.label, speaker_id=voice.speaker_id, scope=scope,
+                                   category=category))
+        return out
+
+    # deciding -----------------------------------------------------------------------------------
+    def same_voice(self, entry: SecretEntry, voice: Voice, strict: bool = True) -> bool:
+        """Is `voice` the owner of `entry`? Strict (for disclosure): a margin above the threshold and a
+        matching pitch. Loose (for applying an owner's instruction): the plain threshold, no pitch check."""
+        need = self.threshold + (self.settings.disclosure_margin if strict else -0.1)
+        if entry.owner_speaker_id:
+            if voice.speaker_id != entry.owner_speaker_id or voice.score < need:
+                return False
+        elif float(voice.embedding @ entry.owner_voice) < need:
+            return False
+        if not strict:
+            return True
+        return semitones(voice.f0_hz, float(entry.extra.get("f0_hz", 0.0))) <= self.settings.max_f0_semitones
+
+    def split(self, household: str, session_id: str, requester: Voice
+              ) -> tuple[list[SecretEntry], list[SecretEntry]]:
+        """(entries the requester may hear, entries protected from them)."""
+        allowed, protected = [], []
+        for e in self.store.secrets(household, session_id):
+            ok = e.scope == PUBLIC or (e.scope in (OWNER_ONLY, INFERRED) and self.same_voice(e, requester))
+            (allowed if ok else protected).append(e)
+        return allowed, protected
+
+    @staticmethod
+    def leaks(answer: str, protected: list[SecretEntry], question: str) -> bool:
+        """Does the answer carry a protected entry's content? Distinctive words or close meaning."""
+        if not protected or not answer.strip():
+            return False
+        said = text.content(answer) - text.content(question)
+        for e in protected:
+            if said & (text.content(e.content) - text.content(question)):
+                return True
+        sims = text.embed([answer]) @ text.embed([e.content for e in protected]).T
+        return bool(sims.max() >= 0.7)
