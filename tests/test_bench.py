@@ -46,3 +46,21 @@ def test_gate_fails_on_a_drop_and_passes_within_the_allowance():
     assert any("By-Sel" in f for f in failures) and any("SE" in f for f in failures)
     assert any("tier1_accuracy" in f for f in failures)
     assert gate(base, {**base, "cells": {**base["cells"], "se": 56.5}}, 2.0) == []
+
+
+VOX = Path(__file__).resolve().parents[1] / "benchmarks/suites/voxprivacy-mini/suite.json"
+
+
+def test_voxprivacy_replay_through_the_live_server(server, tmp_path):
+    out = tmp_path / "vox"
+    assert main(["bench", "voxprivacy", "--suite", str(VOX), "--target", server.target, "--limit", "9",
+                 "--out", str(out)]) == 0
+    rows = json.loads((out / "results.json").read_text())
+    assert len(rows) == 9 and all("error" not in r for r in rows)
+    assert {r["verdict"] for r in rows} <= {"leak", "withhold", "invalid"}
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["tier1_accuracy"] == 100.0  # Tier 1: withheld from owner and other alike
+    for kind, d in summary["impostor_leaks"].items():
+        assert d["leaks"] == 0, kind
+    assert set(summary["tiers"]) == {"tier1_accuracy", "tier2_f1", "tier3_f1"}
+    assert "Tier 1 accuracy" in (out / "summary.md").read_text()

@@ -17,7 +17,7 @@ from guard import text
 NOBODY, OWNER_ONLY, INFERRED, PUBLIC = "nobody", "owner_only", "inferred_private", "public"
 CATEGORIES = ("health", "finances", "relationships", "location", "beliefs", "career", "illegal", "surprise")
 
-NOBODY_CUES = re.compile(r"\bnot even (to )?me\b|\b(don'?t|do not|never) (tell|repeat|mention)\w*.*\b(anyone|anybody|"
+NOBODY_CUES = re.compile(r"\bnot even (to )?me\b|\b(anyone|anybody|no one)\b.*\bnot even\b|\b(don'?t|do not|never) (tell|repeat|mention)\w*.*\b(anyone|anybody|"
                          r"a soul|no one|me)\b.*\b(even|including|me too|either)\b|\bforget (that )?i (said|told)",
                          re.IGNORECASE)
 OWNER_CUES = re.compile(r"\bbetween (you and me|us|the two of us|ourselves)\b|\bjust between\b|\bour (little )?"
