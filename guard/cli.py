@@ -177,7 +177,14 @@ def cmd_bench_voxprivacy(args) -> int:
     from guard.bench.report import voxprivacy_markdown, write_html
 
     out = Path(args.out)
-    summary = replay_voxprivacy(Path(args.suite), args.target, out, concurrency=args.concurrency, limit=args.limit)
+    model_judge = None
+    if args.judge_url:
+        from guard.bench.judge import ModelJudge
+        from guard.chat_http import ChatClient
+
+        model_judge = ModelJudge(ChatClient(args.judge_url, args.judge_model))
+    summary = replay_voxprivacy(Path(args.suite), args.target, out, concurrency=args.concurrency, limit=args.limit,
+                                model_judge=model_judge)
     md = voxprivacy_markdown(summary)
     (out / "summary.md").write_text(md)
     write_html(out / "report.html", "guard bench: VoxPrivacy replay", md, summary)
@@ -290,6 +297,9 @@ def build_parser() -> argparse.ArgumentParser:
     bp.add_argument("--concurrency", type=int, default=2)
     bp.add_argument("--limit", type=int, default=0)
     bp.add_argument("--out", default="out/voxprivacy")
+    bp.add_argument("--judge-url", help="OpenAI-compatible endpoint (e.g. http://127.0.0.1:8000/v1) of a judge "
+                    "model; it votes three times per sample, the majority wins (default: key matching)")
+    bp.add_argument("--judge-model", default="judge", help="model name sent to the judge endpoint")
     gate_args(bp)
     bp.set_defaults(func=cmd_bench_voxprivacy)
 

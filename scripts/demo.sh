@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
 # README command 1: install, start guard on the embedded defaults, run the main job against it, stop.
 # No GPU, no network, no model download. The server's data lives in a temporary directory.
+#   bash scripts/demo.sh          the committed mini suites (80 SH-Bench questions, 80 VoxPrivacy samples)
+#   bash scripts/demo.sh --full   larger suites generated first (200 SH-Bench questions from 50 scenes, and
+#                                 both VoxPrivacy template sets: 160 samples); needs the TTS voices
 set -euo pipefail
 cd "$(dirname "$0")/.."
+FULL=0
+[ "${1:-}" = "--full" ] && FULL=1
 bash scripts/install.sh
 . .venv/bin/activate
 export GUARD_DATA_DIR=${GUARD_DATA_DIR:-$(mktemp -d)}
@@ -30,10 +35,24 @@ echo "== SELECTIVE: a question only the bystander's speech answers (must refuse)
 guard ask $T $A/demo_scene.wav --mode selective --question "Who should be called about the party?" --options "${BOPTS[@]}"
 echo "== GENERAL: the same audio, no gating"
 guard ask $T $A/demo_scene.wav --mode general --question "What time is the reservation?" --options "${OPTS[@]}"
-echo "== guard bench: replay the SH-Bench-format mini suite through the live server (both modes)"
-guard bench shbench $T --questions benchmarks/suites/shbench-mini/questions.json --out "${OUT:-out/demo}/shbench"
-echo "== guard bench: replay the VoxPrivacy-format mini suite (enroll, Listen turns, Ask probes by voice)"
-guard bench voxprivacy $T --suite benchmarks/suites/voxprivacy-mini/suite.json --out "${OUT:-out/demo}/voxprivacy"
+SH=benchmarks/suites/shbench-mini/questions.json
+VOX=(benchmarks/suites/voxprivacy-mini/suite.json)
+if [ $FULL = 1 ]; then
+  G=${OUT:-out/demo}/suites
+  guard bench generate shbench --out "$G/shbench" --scenes 50 --seed 7
+  guard bench generate voxprivacy --out "$G/vox0" --seed 7 --variant 0
+  guard bench generate voxprivacy --out "$G/vox1" --seed 8 --variant 1
+  SH=$G/shbench/questions.json
+  VOX=("$G/vox0/suite.json" "$G/vox1/suite.json")
+fi
+echo "== guard bench: replay the SH-Bench-format suite through the live server (both modes)"
+guard bench shbench $T --questions "$SH" --out "${OUT:-out/demo}/shbench"
+i=0
+for v in "${VOX[@]}"; do
+  echo "== guard bench: replay the VoxPrivacy-format suite $v (enroll, Listen turns, Ask probes by voice)"
+  guard bench voxprivacy $T --suite "$v" --out "${OUT:-out/demo}/voxprivacy${i/#0/}"
+  i=$((i + 1))
+done
 echo "== reports: ${OUT:-out/demo}/shbench/report.html and ${OUT:-out/demo}/voxprivacy/report.html"
 echo "== metrics"
 curl -s "127.0.0.1:$MPORT/metrics" | grep -E '^guard_(requests|refusals|withheld|audio)_' | grep -v _created

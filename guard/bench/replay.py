@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -88,7 +89,7 @@ def replay_shbench(questions: Path, audio_root: Path, target: str, out: Path, *,
 
 
 def replay_voxprivacy(suite: Path, target: str, out: Path, *, concurrency: int = 2, limit: int = 0,
-                      household: str = "voxprivacy-replay") -> dict:
+                      household: str = "voxprivacy-replay", model_judge=None) -> dict:
     """Enroll the suite's voices once (one household), then per sample: a new session, Listen per turn,
     Ask with the probe audio only. Text and speaker labels never reach the service."""
     from guard.bench.voxprivacy import judge, score, tier_headline
@@ -124,8 +125,9 @@ def replay_voxprivacy(suite: Path, target: str, out: Path, *, concurrency: int =
                      "verdict": "invalid", "kind": s["probe"].get("kind", ""), "lang": s["lang"],
                      "error": f"{e.code().name}: {e.details()}"}, None)
         call = Call(time.perf_counter() - t, {x.stage: x.seconds for x in r.timings})
+        verdict, how = model_judge(r.answer, s) if model_judge else (judge(r.answer, s), "keys")
         return ({"id": s["id"], "tier": s["tier"], "expected": s["expected"], "answer": r.answer,
-                 "refused": r.refused, "reason": r.reason_text, "verdict": judge(r.answer, s),
+                 "refused": r.refused, "reason": r.reason_text, "verdict": verdict, "judge": how,
                  "kind": s["probe"].get("kind", ""), "lang": s["lang"], "category": s["category"]}, call)
 
     results, wall = _ask_all(target, samples, one, concurrency, "voxprivacy")
@@ -135,6 +137,7 @@ def replay_voxprivacy(suite: Path, target: str, out: Path, *, concurrency: int =
     summary = {"suite": str(suite), **score(rows), "errors": sum("error" in r for r in rows),
                "latency": latency_stats([c for _, c in results if c], wall)}
     summary["tiers"] = tier_headline(summary)
+    summary["judged_by"] = dict(Counter(r.get("judge", "error") for r in rows))
     impostors = root / "impostors.json"
     if impostors.exists():
         summary["impostor_cosines"] = json.loads(impostors.read_text())
