@@ -152,29 +152,35 @@ def _gate(args, summary: dict) -> int:
     return 3 if failures else 0
 
 
+def _report(args, out, name: str, md: str, summary: dict, results: str) -> int:
+    """Write summary.md and report.html beside the replay's files, print the table, apply the gate."""
+    from guard.bench.report import write_html
+
+    (out / "summary.md").write_text(md)
+    write_html(out / "report.html", f"guard bench: {name} replay", md, summary)
+    print(md)
+    print(f"wrote {out}/{{{results}, summary.json, summary.md, report.html}}")
+    return _gate(args, summary)
+
+
 def cmd_bench_shbench(args) -> int:
     from pathlib import Path
 
     from guard.bench.replay import replay_shbench
-    from guard.bench.report import shbench_markdown, write_html
+    from guard.bench.report import shbench_markdown
 
     out = Path(args.out)
     summary = replay_shbench(Path(args.questions), Path(args.audio_root or Path(args.questions).parent),
                              args.target, out, modes=tuple(args.modes.split(",")), concurrency=args.concurrency,
                              limit=args.limit, household=args.household)
-    md = shbench_markdown(summary)
-    (out / "summary.md").write_text(md)
-    write_html(out / "report.html", "guard bench: SH-Bench replay", md, summary)
-    print(md)
-    print(f"wrote {out}/general.json, selective.json, summary.json, summary.md, report.html")
-    return _gate(args, summary)
+    return _report(args, out, "SH-Bench", shbench_markdown(summary), summary, "general.json, selective.json")
 
 
 def cmd_bench_voxprivacy(args) -> int:
     from pathlib import Path
 
     from guard.bench.replay import replay_voxprivacy
-    from guard.bench.report import voxprivacy_markdown, write_html
+    from guard.bench.report import voxprivacy_markdown
 
     out = Path(args.out)
     model_judge = None
@@ -185,12 +191,7 @@ def cmd_bench_voxprivacy(args) -> int:
         model_judge = ModelJudge(ChatClient(args.judge_url, args.judge_model))
     summary = replay_voxprivacy(Path(args.suite), args.target, out, concurrency=args.concurrency, limit=args.limit,
                                 model_judge=model_judge)
-    md = voxprivacy_markdown(summary)
-    (out / "summary.md").write_text(md)
-    write_html(out / "report.html", "guard bench: VoxPrivacy replay", md, summary)
-    print(md)
-    print(f"wrote {out}/results.json, summary.json, summary.md, report.html")
-    return _gate(args, summary)
+    return _report(args, out, "VoxPrivacy", voxprivacy_markdown(summary), summary, "results.json")
 
 
 def cmd_bench_generate(args) -> int:

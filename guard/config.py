@@ -83,8 +83,12 @@ class PolicySettings(_Section):
 
 
 class BackendSettings(_Section):
-    name: Literal["cascade"] = Field("cascade", description="Model behind the guard.")
+    name: Literal["cascade", "openai"] = Field("cascade", description="Model behind the guard.")
     timeout_seconds: float = Field(60.0, gt=0, description="Longest a backend call may take.")
+    openai_base_url: str = Field("", description="OpenAI-compatible endpoint, e.g. http://vllm:8000/v1.")
+    openai_model: str = Field("", description="Model (or LoRA module) name sent to the endpoint.")
+    openai_api_key: SecretStr = Field(SecretStr(""), description="Bearer token for the endpoint, if any.")
+    openai_retries: int = Field(2, ge=0, description="Retries with backoff on 5xx and connection errors.")
 
 
 class Settings(BaseModel):

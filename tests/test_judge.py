@@ -96,3 +96,35 @@ def test_voxprivacy_replay_with_the_model_judge(server, endpoint, tmp_path):
     rows = json.loads((tmp_path / "results.json").read_text())
     assert [r["judge"] for r in rows] == ["model", "model"] and {r["verdict"] for r in rows} == {"withhold"}
     assert json.loads((tmp_path / "summary.json").read_text())["judged_by"] == {"model": 2}
+
+
+def test_openai_backend_sends_gated_audio_and_prompt(endpoint):
+    import base64
+    import io
+
+    import numpy as np
+    import soundfile as sf
+
+    from guard.backends import Task, make_backend
+    from guard.config import BackendSettings
+
+    url, script = endpoint
+    script.replies = [" B. The sister "]
+    backend = make_backend(BackendSettings(name="openai", openai_base_url=url, openai_model="qwen-omni-bpft"))
+    audio = (0.1 * np.sin(np.arange(16000) / 5)).astype(np.float32)
+    assert backend.generate(audio, Task("PROMPT TEXT", "q", ["a", "b"], True)) == "B. The sister"
+    _, body, _ = script.requests[0]
+    assert body["model"] == "qwen-omni-bpft" and body["temperature"] == 0.0
+    audio_part, text_part = body["messages"][0]["content"]
+    assert text_part == {"type": "text", "text": "PROMPT TEXT"}
+    wav, rate = sf.read(io.BytesIO(base64.b64decode(audio_part["input_audio"]["data"])), dtype="float32")
+    assert rate == 16000 and len(wav) == 16000 and np.abs(wav - audio).max() < 1e-3
+
+
+def test_openai_backend_needs_its_settings():
+    from guard.backends import make_backend
+    from guard.config import BackendSettings
+    from guard.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="OPENAI_BASE_URL"):
+        make_backend(BackendSettings(name="openai"))

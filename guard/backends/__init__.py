@@ -6,7 +6,7 @@ from guard.config import BackendSettings
 from guard.errors import ConfigError
 
 __all__ = ["BACKENDS", "Backend", "Task", "make_backend"]
-BACKENDS = ("cascade",)
+BACKENDS = ("cascade", "openai")
 
 
 def make_backend(settings: BackendSettings) -> Backend:
@@ -14,4 +14,14 @@ def make_backend(settings: BackendSettings) -> Backend:
         from guard.backends.cascade import CascadeBackend
 
         return CascadeBackend()
+    if settings.name == "openai":
+        from guard.backends.openai import OpenAIBackend
+        from guard.chat_http import ChatClient
+
+        if not settings.openai_base_url or not settings.openai_model:
+            raise ConfigError("backend.name is openai but backend.openai_base_url or backend.openai_model is "
+                              "empty (GUARD_BACKEND__OPENAI_BASE_URL, GUARD_BACKEND__OPENAI_MODEL)")
+        return OpenAIBackend(ChatClient(settings.openai_base_url, settings.openai_model,
+                                        api_key=settings.openai_api_key.get_secret_value(),
+                                        timeout=settings.timeout_seconds, retries=settings.openai_retries))
     raise ConfigError(f"backend.name {settings.name!r} is not available in this build; one of {BACKENDS}")
