@@ -231,6 +231,13 @@ class GuardService:
             self._answer(resp, text, options, selective_mode)
         except Refusal as r:
             self._refuse(resp, r, options)
+        except GuardError:
+            raise  # bad input and the like: a status, in either mode
+        except Exception as e:
+            if not selective_mode:
+                raise
+            log.exception("SELECTIVE request failed; refusing")
+            self._refuse(resp, Refusal(pb.INTERNAL, f"internal failure ({type(e).__name__})"), options)
         if resp.refused:
             self.metrics.refusals.labels(pb.RefusalReason.Name(resp.reason)).inc()
         timer("total", time.perf_counter() - t0)

@@ -91,3 +91,12 @@ def test_model_receives_only_gated_audio(tmp_path, hearing, scene):
     ask(service, scene, pb.GENERAL)
     general_audio, general_task = backend.calls[1]
     assert np.array_equal(general_audio, scene.samples) and not general_task.selective
+
+
+def test_any_other_failure_in_selective_mode_is_a_refusal(tmp_path, hearing, scene, monkeypatch):
+    service, backend = make(tmp_path, hearing, ["A"])
+    monkeypatch.setattr(selective, "build_prompt", lambda *a, **k: (_ for _ in ()).throw(RuntimeError("x")))
+    r = ask(service, scene)
+    assert r.refused and r.reason == pb.INTERNAL and backend.calls == []
+    with pytest.raises(RuntimeError):  # GENERAL mode: an error status (INTERNAL via the interceptor)
+        ask(service, scene, pb.GENERAL)
