@@ -116,6 +116,11 @@ class GuardServicer(pb_grpc.GuardServicer):
         remaining = context.time_remaining()
         try:
             return await asyncio.wait_for(asyncio.shield(future), timeout=remaining)
+        except asyncio.CancelledError:
+            # The client's deadline passed or it went away: the call ends now; the thread finishes its
+            # current work and then frees its slot.
+            self.metrics.rejected.labels("cancelled").inc()
+            raise
         except asyncio.TimeoutError:
             self.metrics.rejected.labels("deadline").inc()
             await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED,

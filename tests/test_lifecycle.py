@@ -34,6 +34,15 @@ def test_deadline_is_honoured(server, long_audio):
             pcm16=(long_audio * 32767).astype("<i2").tobytes(), sample_rate=16000), options=OPTIONS,
             question="What time?"), timeout=1.0))
         assert code == grpc.StatusCode.DEADLINE_EXCEEDED and time.time() - t < 3
+    # the server saw the deadline end the call (not only the client), counted it, and keeps serving
+    def ended() -> float:
+        return sum(metric(server, f'guard_rejected_total{{reason="{r}"}}') for r in ("deadline", "cancelled"))
+    deadline = time.time() + 30
+    while ended() < 1 and time.time() < deadline:
+        time.sleep(0.2)
+    assert ended() >= 1
+    with server.client() as c:
+        c.speakers()  # answers (no exception) after the abandoned call
 
 
 def test_overload_is_rejected_at_once_and_sigterm_drains(tmp_path, long_audio):
