@@ -15,14 +15,12 @@ import soundfile as sf
 from guard import scenes
 from guard.bench.facts import DESCRIPTIONS, FACTS, IDK
 
-NATURAL = ["awb", "rms", "slt", "kal", "ked"]
-
 
 def generate(out: Path, *, n_scenes: int = 20, seed: int = 0, variant: int = 0, fmt: str = "flac",
              voices: list[str] | None = None) -> Path:
     """Writes OUT/questions.json and OUT/audio/*.{flac,wav}; returns the questions file."""
     rng = np.random.default_rng(seed)
-    voices = voices or NATURAL
+    voices = list(voices or scenes.NATURAL)
     out = Path(out)
     (out / "audio").mkdir(parents=True, exist_ok=True)
     records = []

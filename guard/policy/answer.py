@@ -7,9 +7,8 @@ from __future__ import annotations
 
 import re
 
-from guard.bench.shbench import official_letter
+from guard.bench.shbench import LETTERS, official_letter
 
-LETTERS = "ABCDE"
 IDK_PATTERN = re.compile(r"\b(do not|don't|cannot|can't|not) (have|know|enough|be determined|answer)|"
                          r"\bnot mentioned\b|\bno information\b|\bunknown\b", re.IGNORECASE)
 IDK_TEXT = "I do not have the information to answer the question"
@@ -26,7 +25,7 @@ def idk_index(options: list[str]) -> int:
 def extract_letter(text: str, options: list[str]) -> str:
     """The chosen option's letter, or "" when the text commits to none."""
     s = text.strip()
-    m = re.match(r"^\(?([A-E])(?:[\).:,\s]|$)", s)
+    m = re.match(r"^\(?([A-E])(?:[\).:,]|$)", s)
     if m and LETTERS.index(m.group(1)) < len(options):
         return m.group(1)
     low = s.lower()

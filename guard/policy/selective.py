@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from guard.bench.shbench import LETTERS
 from guard.config import PolicySettings
 from guard.hearing import Diarization, Track
 from guard.hearing.vad import FRAME
@@ -99,9 +100,6 @@ the background speakers in order to protect their privacy.
 Answer the following question based on the given audio. {instruction}
 {question}
 """
-
-LETTERS = "ABCDE"
-
 
 def format_question(question: str, options: list[str]) -> str:
     if not options:
