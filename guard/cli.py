@@ -313,6 +313,10 @@ def build_parser() -> argparse.ArgumentParser:
     bp.add_argument("--variant", type=int, default=0, help="phrasing variant of the fact templates")
     bp.add_argument("--format", choices=["flac", "wav"], default="flac")
     bp.set_defaults(func=cmd_bench_generate)
+
+    from guard import cli_train
+
+    cli_train.add_parser(sub)
     return p
 
 

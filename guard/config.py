@@ -83,12 +83,28 @@ class PolicySettings(_Section):
 
 
 class BackendSettings(_Section):
-    name: Literal["cascade", "openai"] = Field("cascade", description="Model behind the guard.")
+    name: Literal["cascade", "openai", "omni"] = Field("cascade", description="Model behind the guard.")
     timeout_seconds: float = Field(60.0, gt=0, description="Longest a backend call may take.")
     openai_base_url: str = Field("", description="OpenAI-compatible endpoint, e.g. http://vllm:8000/v1.")
     openai_model: str = Field("", description="Model (or LoRA module) name sent to the endpoint.")
     openai_api_key: SecretStr = Field(SecretStr(""), description="Bearer token for the endpoint, if any.")
     openai_retries: int = Field(2, ge=0, description="Retries with backoff on 5xx and connection errors.")
+    omni_base_path: str = Field("", description="Local folder of a Qwen2.5-Omni thinker (config, weights, "
+                                "tokenizer, preprocessor_config.json).")
+    omni_adapters: dict[str, str] = Field(default_factory=dict, description="Allow-list of LoRA adapters, "
+                                          "name -> local folder (e.g. {\"bpft\": \"/models/bpft\"}).")
+    omni_adapter: str = Field("", description="Adapter (a name from omni_adapters) every request uses; "
+                              "empty = the base model.")
+    omni_device: str = Field("auto", description="auto (cuda when present), cpu or cuda[:N].")
+    omni_system_prompt: str = Field("", description="System turn for the omni model; empty = none.")
+    max_new_tokens: int = Field(32, ge=1, description="Longest answer the model may generate.")
+
+    @model_validator(mode="after")
+    def _adapter_listed(self) -> BackendSettings:
+        if self.omni_adapter and self.omni_adapter not in self.omni_adapters:
+            raise ValueError(f"backend.omni_adapter {self.omni_adapter!r} is not in backend.omni_adapters "
+                             f"({sorted(self.omni_adapters)})")
+        return self
 
 
 class Settings(BaseModel):

@@ -9,8 +9,8 @@ import grpc
 import numpy as np
 import pytest
 
+from guard.local_server import ServerProcess
 from guard.proto import guard_pb2 as pb
-from tests.conftest import ServerProcess
 from tests.test_server import OPTIONS, status_of
 
 

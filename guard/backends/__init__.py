@@ -6,7 +6,7 @@ from guard.config import BackendSettings
 from guard.errors import ConfigError
 
 __all__ = ["BACKENDS", "Backend", "Task", "make_backend"]
-BACKENDS = ("cascade", "openai")
+BACKENDS = ("cascade", "openai", "omni")
 
 
 def make_backend(settings: BackendSettings) -> Backend:
@@ -23,5 +23,12 @@ def make_backend(settings: BackendSettings) -> Backend:
                               "empty (GUARD_BACKEND__OPENAI_BASE_URL, GUARD_BACKEND__OPENAI_MODEL)")
         return OpenAIBackend(ChatClient(settings.openai_base_url, settings.openai_model,
                                         api_key=settings.openai_api_key.get_secret_value(),
-                                        timeout=settings.timeout_seconds, retries=settings.openai_retries))
+                                        timeout=settings.timeout_seconds, retries=settings.openai_retries),
+                             max_tokens=settings.max_new_tokens)
+    if settings.name == "omni":
+        from guard.backends.omni import OmniBackend
+
+        return OmniBackend(settings.omni_base_path, settings.omni_adapters, settings.omni_adapter,
+                           device=settings.omni_device, system=settings.omni_system_prompt,
+                           max_new_tokens=settings.max_new_tokens)
     raise ConfigError(f"backend.name {settings.name!r} is not available in this build; one of {BACKENDS}")
