@@ -165,3 +165,20 @@ def test_train_command_writes_card_and_evaluates_through_the_server(base, tmp_pa
     assert "| Main-General |" in card
     rows = json.loads((tmp_path / "adapter" / "eval" / "general.json").read_text())
     assert len(rows) == 2 and all("error" not in r for r in rows)
+
+
+def test_general_task_mix_trains_beside_audio_examples(base, tmp_path):
+    recs = json.loads((SUITE / "questions.json").read_text())
+    q = tmp_path / "q.json"
+    q.write_text(json.dumps(recs[:1]))
+    mix = tmp_path / "mix.jsonl"
+    mix.write_text("".join(json.dumps({"prompt": f"What is {i} plus {i}?", "target": str(2 * i)}) + "\n"
+                           for i in range(3)))
+    info = data.build([q], tmp_path / "train.jsonl", general_mix=mix, mix_ratio=1.0)
+    assert (info["bpft_examples"], info["general_mix"]) == (3, 3)
+    recipe = Recipe.load(max_steps=3, grad_accum=1, batch_size=2)   # batches mix text-only and audio rows
+    _, facts = train(base, tmp_path / "train.jsonl", SUITE, tmp_path / "adapter", recipe, device="cpu")
+    assert facts["steps"] == 3 and facts["examples"] == 6 and all(np.isfinite(facts["losses"]))
+    mix.write_text(json.dumps({"text": "no prompt"}) + "\n")
+    with pytest.raises(ValueError, match="prompt"):
+        data.build([q], tmp_path / "bad.jsonl", general_mix=mix, mix_ratio=1.0)

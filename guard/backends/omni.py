@@ -41,10 +41,15 @@ def chat(prompt: str, n_audio: int, system: str = "", answer: str | None = None)
     return msgs
 
 
-def encode(tokenizer, feature_extractor, audio: np.ndarray, prompt: str, system: str = "") -> dict:
-    """Model inputs (batch of one, torch tensors) for the generation prompt: system?, user(audio, prompt)."""
+def encode(tokenizer, feature_extractor, audio: np.ndarray | None, prompt: str, system: str = "") -> dict:
+    """Model inputs (batch of one, torch tensors) for the generation prompt: system?, user(audio?, prompt).
+    `audio=None` builds a text-only turn (general-task training examples)."""
     import torch
 
+    if audio is None:
+        text = tokenizer.apply_chat_template(chat(prompt, 0, system), tokenize=False, add_generation_prompt=True)
+        ids = tokenizer(text, add_special_tokens=False, return_tensors="pt")
+        return {"input_ids": ids["input_ids"], "attention_mask": ids["attention_mask"]}
     parts = clips(np.asarray(audio, dtype=np.float32))
     feats = feature_extractor(parts, sampling_rate=SAMPLE_RATE, padding="max_length", truncation=True,
                               return_attention_mask=True, return_tensors="pt")

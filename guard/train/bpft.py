@@ -99,12 +99,14 @@ class BpftDataset:
         import torch
 
         row = self.rows[i]
-        x = encode(self.tok, self.fe, self._load(row["audio"]), row["prompt"], self.system)
+        audio = self._load(row["audio"]) if row.get("audio") else None   # general-task rows may be text only
+        x = encode(self.tok, self.fe, audio, row["prompt"], self.system)
         prompt = x["input_ids"][0]
         target = torch.tensor(self.tok(row["target"], add_special_tokens=False)["input_ids"] + [self.end])
-        return {"input_ids": torch.cat([prompt, target]),
-                "labels": torch.cat([torch.full_like(prompt, -100), target]),
-                "input_features": x["input_features"], "feature_attention_mask": x["feature_attention_mask"]}
+        out = {"input_ids": torch.cat([prompt, target]), "labels": torch.cat([torch.full_like(prompt, -100), target])}
+        if "input_features" in x:
+            out.update(input_features=x["input_features"], feature_attention_mask=x["feature_attention_mask"])
+        return out
 
 
 def collate(pad_id: int):
@@ -118,9 +120,12 @@ def collate(pad_id: int):
         for i, b in enumerate(batch):
             k = len(b["input_ids"])
             ids[i, :k], labels[i, :k], mask[i, :k] = b["input_ids"], b["labels"], 1
-        return {"input_ids": ids, "attention_mask": mask, "labels": labels,
-                "input_features": torch.cat([b["input_features"] for b in batch]),
-                "feature_attention_mask": torch.cat([b["feature_attention_mask"] for b in batch])}
+        out = {"input_ids": ids, "attention_mask": mask, "labels": labels}
+        with_audio = [b for b in batch if "input_features" in b]   # clips in the order their tokens appear
+        if with_audio:
+            out["input_features"] = torch.cat([b["input_features"] for b in with_audio])
+            out["feature_attention_mask"] = torch.cat([b["feature_attention_mask"] for b in with_audio])
+        return out
     return fn
 
 
@@ -138,9 +143,10 @@ def train(base: Path, data_file: Path, audio_root: Path, out: Path, recipe: Reci
     if cuda:
         model.enable_input_require_grads()
     rows = [json.loads(line) for line in Path(data_file).read_text().splitlines() if line.strip()]
-    rows = [r for r in rows if r.get("audio")]   # general-task rows without audio are not supported yet
-    if not rows:
-        raise ConfigError(f"{data_file} holds no examples with audio")
+    bad = [i for i, r in enumerate(rows) if not (r.get("prompt") and r.get("target"))]
+    if bad or not rows:
+        raise ConfigError(f"{data_file}: every example needs 'prompt' and 'target' (lines {bad[:5]} lack them)"
+                          if rows else f"{data_file} holds no examples")
     dataset = BpftDataset(rows, audio_root, tok, fe, recipe.system)
     args = TrainingArguments(
         output_dir=str(out / "checkpoints"), per_device_train_batch_size=recipe.batch_size,

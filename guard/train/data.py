@@ -7,8 +7,9 @@ Every question becomes
   a bystander question.
 Targets are written as "<letter>. <option text>". Each example is a chat: a user turn holding the audio
 and the prompt, and the assistant reply; only that final reply is meant to be in the loss (the
-collator masks everything before it). Optional general-task examples (other instruction data in the
-same chat shape) can be mixed in against forgetting.
+collator masks everything before it). Optional general-task examples can be mixed in against
+forgetting: a JSONL of {"prompt", "target", optional "audio" (relative to the audio root)}; text-only
+examples train as text-only turns.
 """
 from __future__ import annotations
 
@@ -63,6 +64,9 @@ def build(question_files: list[Path], out: Path, *, general_mix: Path | None = N
     n_bpft = len(rows)
     if general_mix and mix_ratio > 0:
         extra = [json.loads(line) for line in Path(general_mix).read_text().splitlines() if line.strip()]
+        bad = [i for i, r in enumerate(extra) if not (r.get("prompt") and r.get("target"))]
+        if bad:
+            raise ValueError(f"{general_mix}: general-task lines need 'prompt' and 'target' (lines {bad[:5]})")
         rng = random.Random(seed)
         rows += rng.sample(extra, min(len(extra), int(n_bpft * mix_ratio)))
     random.Random(seed).shuffle(rows)
