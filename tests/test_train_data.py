@@ -43,6 +43,9 @@ def test_general_task_mixing(tmp_path):
                            for i in range(100)))
     r = build([SUITE], tmp_path / "m.jsonl", general_mix=mix, mix_ratio=0.1)
     assert r["bpft_examples"] == 240 and r["general_mix"] == 24
+    rows = [json.loads(line) for line in (tmp_path / "m.jsonl").read_text().splitlines()]
+    mixed = [r for r in rows if "mode" not in r]   # chats were read into prompt/target
+    assert len(mixed) == 24 and all(r["prompt"].startswith("q") and r["target"].startswith("a") for r in mixed)
 
 
 @pytest.mark.skipif(not OFFICIAL.is_file(), reason="../shared/data is not beside this checkout")

@@ -8,8 +8,9 @@ Every question becomes
 Targets are written as "<letter>. <option text>". Each example is a chat: a user turn holding the audio
 and the prompt, and the assistant reply; only that final reply is meant to be in the loss (the
 collator masks everything before it). Optional general-task examples can be mixed in against
-forgetting: a JSONL of {"prompt", "target", optional "audio" (relative to the audio root)}; text-only
-examples train as text-only turns.
+forgetting: a JSONL of {"prompt", "target", optional "audio" (relative to the audio root)} or of
+{"messages": [user turn, assistant turn]} chats in the shape `Example.chat` writes; text-only examples
+train as text-only turns.
 """
 from __future__ import annotations
 
@@ -54,6 +55,27 @@ def examples_for(rec: dict) -> list[Example]:
     return out
 
 
+def _text(content) -> str:
+    if isinstance(content, str):
+        return content
+    return " ".join(c.get("text", "") for c in content if c.get("type") == "text")
+
+
+def _general_row(row: dict) -> dict:
+    """A general-task line as {prompt, target, audio?}: given so, or taken from its last user and
+    assistant turns."""
+    if "prompt" in row or "messages" not in row:
+        return row
+    user = [m for m in row["messages"] if m.get("role") == "user"]
+    reply = [m for m in row["messages"] if m.get("role") == "assistant"]
+    if not user or not reply:
+        return {}
+    audio = [c["audio"] for c in user[-1]["content"] if isinstance(c, dict) and c.get("type") == "audio"] \
+        if not isinstance(user[-1]["content"], str) else []
+    return {"prompt": _text(user[-1]["content"]), "target": _text(reply[-1]["content"]),
+            **({"audio": audio[0]} if audio else {}), "messages": row["messages"]}
+
+
 def build(question_files: list[Path], out: Path, *, general_mix: Path | None = None, mix_ratio: float = 0.0,
           seed: int = 0) -> dict:
     """Write OUT (JSONL, one chat per line, shuffled with `seed`); return counts and the data hash."""
@@ -63,7 +85,8 @@ def build(question_files: list[Path], out: Path, *, general_mix: Path | None = N
             rows += [{**asdict(e), "messages": e.chat()} for e in examples_for(rec)]
     n_bpft = len(rows)
     if general_mix and mix_ratio > 0:
-        extra = [json.loads(line) for line in Path(general_mix).read_text().splitlines() if line.strip()]
+        extra = [_general_row(json.loads(line)) for line in Path(general_mix).read_text().splitlines()
+                 if line.strip()]
         bad = [i for i, r in enumerate(extra) if not (r.get("prompt") and r.get("target"))]
         if bad:
             raise ValueError(f"{general_mix}: general-task lines need 'prompt' and 'target' (lines {bad[:5]})")
