@@ -137,7 +137,7 @@ def train(base: Path, data_file: Path, audio_root: Path, out: Path, recipe: Reci
 
     device = resolve_device(device)
     cuda = device.startswith("cuda")
-    model, tok, fe = load_thinker(base, "cpu")
+    model, tok, fe = load_thinker(base, device)   # bf16 on a GPU, float32 on CPU
     model.train()
     model = lora_model(model, recipe)
     if cuda:
