@@ -112,10 +112,15 @@ def der(ref: dict[str, np.ndarray], hyp: list[np.ndarray]) -> tuple[float, float
 
 
 def diarization(h: Hearing, n: int) -> dict:
+    """DER, main-speaker identification, and what the SELECTIVE gate passes, for each overlap policy side
+    by side (attenuate is the default; attenuated overlap counts as passed)."""
+    policies = {"attenuate": PolicySettings(), "drop": PolicySettings(overlap="drop")}
     out = {}
     for k in (2, 3):
         e_tot = r_tot = 0
-        by_s = by_leak = main_s = main_kept = 0.0
+        by_s = main_s = 0.0
+        by_leak = dict.fromkeys(policies, 0.0)
+        main_kept = dict.fromkeys(policies, 0.0)
         main_ok = 0
         for i in range(n):
             sc, main = make_scene(i + 50 * k, k)
@@ -124,21 +129,23 @@ def diarization(h: Hearing, n: int) -> dict:
             e, r = der(ref, [t.frames for t in d.tracks])
             e_tot, r_tot = e_tot + e, r_tot + r
             choice = choose_main(d, PolicySettings())
-            g = gate(sc.samples, d, choice.track, PolicySettings())
-            passed = np.abs(g.samples.reshape(-1)[: d.n_frames * FRAME // FRAME * FRAME]) > 0
-            pf = np.array([passed[j * FRAME:(j + 1) * FRAME].any() for j in range(d.n_frames)])
             others = np.any([m for s, m in ref.items() if s != main], axis=0)
             by_only = others & ~ref[main]
             main_only = ref[main] & ~others
             by_s += by_only.sum() / 100
-            by_leak += (by_only & pf).sum() / 100
             main_s += main_only.sum() / 100
-            main_kept += (main_only & pf).sum() / 100
+            for name, policy in policies.items():
+                g = gate(sc.samples, d, choice.track, policy)
+                passed = np.abs(g.samples.reshape(-1)[: d.n_frames * FRAME // FRAME * FRAME]) > 0
+                pf = np.array([passed[j * FRAME:(j + 1) * FRAME].any() for j in range(d.n_frames)])
+                by_leak[name] += (by_only & pf).sum() / 100
+                main_kept[name] += (main_only & pf).sum() / 100
             mf = choice.track.frames
             main_ok += int((mf & ref[main]).sum() > (mf & others).sum())
-        out[f"{k}_speakers"] = {"scenes": n, "DER": e_tot / r_tot, "bystander_seconds": by_s,
-                                "bystander_leak_share": by_leak / by_s, "main_seconds": main_s,
-                                "main_kept_share": main_kept / main_s, "main_identified": main_ok / n}
+        out[f"{k}_speakers"] = {"scenes": n, "DER": e_tot / r_tot, "bystander_seconds": by_s, "main_seconds": main_s,
+                                "main_identified": main_ok / n,
+                                **{f"bystander_leak_share_{p}": by_leak[p] / by_s for p in policies},
+                                **{f"main_kept_share_{p}": main_kept[p] / main_s for p in policies}}
     return out
 
 
