@@ -85,8 +85,12 @@ def test_adapter_reloads_by_name_and_changes_the_output(base, trained):
     assert not torch.allclose(_logits(plain, audio, prompt), _logits(adapted, audio, prompt), atol=1e-4)
     from guard.backends import Task
 
-    text = adapted.generate(audio, Task(prompt=prompt, question="Which option?"))
+    task = Task(prompt=prompt, question="Which option?")
+    text = adapted.generate(audio, task)
     assert isinstance(text, str) and text
+    # Loaded but not chosen: requests are answered by the base model.
+    idle = OmniBackend(str(base), {"bpft": str(out)}, "", device="cpu")
+    assert idle.generate(audio, task) == plain.generate(audio, task)
 
 
 def test_adapter_outside_allow_list_is_refused(base):

@@ -130,15 +130,16 @@ class OmniBackend(Backend):
         self._lock = threading.Lock()   # one generate at a time per loaded model
 
     def _run(self, inputs: dict) -> str:
+        import contextlib
+
         import torch
 
         inputs = {k: v.to(self.device) for k, v in inputs.items()}
-        with self._lock, torch.inference_mode():
-            if self.adapter or not hasattr(self.model, "disable_adapter"):
-                out = self.model.generate(**inputs, max_new_tokens=self.max_new_tokens, do_sample=False)
-            else:   # adapters loaded but none chosen: the base model answers
-                with self.model.disable_adapter():
-                    out = self.model.generate(**inputs, max_new_tokens=self.max_new_tokens, do_sample=False)
+        # Adapters loaded but none chosen: the base model answers.
+        base_only = not self.adapter and hasattr(self.model, "disable_adapter")
+        with self._lock, torch.inference_mode(), (self.model.disable_adapter() if base_only
+                                                  else contextlib.nullcontext()):
+            out = self.model.generate(**inputs, max_new_tokens=self.max_new_tokens, do_sample=False)
         new = out[0, inputs["input_ids"].shape[1]:]
         return self.tokenizer.decode(new, skip_special_tokens=True).strip()
 
