@@ -73,12 +73,17 @@ class PolicySettings(_Section):
                                                   "stretches: attenuated (the louder main speech masks the "
                                                   "rest) or dropped.")
     overlap_attenuation_db: float = Field(6.0, ge=0, description="Attenuation of overlap when attenuating.")
+    hangover_seconds: float = Field(0.2, ge=0, le=1.0, description="Silence (no voice on the VAD) kept "
+                                    "around a voice's speech when it is transcribed on its own (GENERAL "
+                                    "streams, the ledger, spoken questions), so word tails are not cut; the "
+                                    "SELECTIVE gate never adds it; 0 = none.")
     secret_retention_seconds: float = Field(7 * 86400, gt=0, description="Longest a ledger entry is kept "
                                             "(it is also erased when its session closes or expires).")
     disclosure_margin: float = Field(0.05, ge=0, description="Extra cosine above the verify threshold a voice "
                                      "needs before an owner-only secret is disclosed to it.")
     max_f0_semitones: float = Field(1.0, gt=0, description="Largest median-F0 distance (semitones) between "
-                                    "requester and owner for disclosure; unknown F0 withholds.")
+                                    "requester and owner for disclosure, averaged over the owner's statement "
+                                    "and enrollment pitch; unknown F0 withholds.")
     min_main_seconds: float = Field(0.3, ge=0, description="Least speech a voice needs to be the main speaker.")
 
 

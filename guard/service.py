@@ -214,11 +214,11 @@ class GuardService:
                 if d is not None:
                     main = selective.choose_main(d, self.settings.policy).track
                     resp.speakers.extend(self._speakers_pb(d))
-                    streams = [selective.isolate(a.samples, t) for t in d.tracks]
+                    streams = [self._isolate(a.samples, d, t) for t in d.tracks]
                 model_audio = a.samples
             question, spoken = req.question, False
             if not question and d is not None and main is not None and self.ledger is not None:
-                question, spoken = self.ledger.asr(selective.isolate(a.samples, main)).best, True
+                question, spoken = self.ledger.asr(self._isolate(a.samples, d, main)).best, True
             allowed, protected = self._memory(household, req.session_id, a.samples, d, main, timer)
             prompt = selective.build_prompt(question, options, selective=selective_mode,
                                             description=req.main_speaker_desc,
@@ -274,7 +274,7 @@ class GuardService:
             if not self.settings.policy.gating:  # measurement mode: the model hears everyone
                 resp.speakers.extend(self._speakers_pb(d, choice.track.label))
                 resp.main_speaker, resp.main_rule = choice.track.label, choice.rule
-                return d, choice.track, samples, [selective.isolate(samples, t) for t in d.tracks]
+                return d, choice.track, samples, [self._isolate(samples, d, t) for t in d.tracks]
             gated = selective.gate(samples, d, choice.track, self.settings.policy)
         except Refusal:
             raise
@@ -287,6 +287,9 @@ class GuardService:
         self.metrics.withheld_seconds.inc(gated.withheld_seconds)
         timer("policy", time.perf_counter() - t)
         return d, choice.track, gated.samples, [gated.samples]
+
+    def _isolate(self, samples: np.ndarray, d: Diarization, track) -> np.ndarray:
+        return selective.isolate(samples, d, track, self.settings.policy.hangover_seconds)
 
     def _generate(self, samples: np.ndarray, task: Task, timer: Timer, selective_mode: bool) -> str:
         t = time.perf_counter()

@@ -53,3 +53,26 @@ def test_general_mode_hears_the_mixture_as_well_as_each_voice(cascade, monkeypat
     heard.clear()
     cascade.generate(a, Task("p", "q?", OPTIONS, selective=True, streams=[a]))
     assert heard == [50]   # SELECTIVE: only the gated main speaker
+
+
+def test_recall_question_falls_back_to_the_closest_memory_line(cascade):
+    memory = ["the library opens at nine in the morning", "we are throwing a surprise party for an eye on friday"]
+    # topic misheard ("Emma" -> "him"): no window clears min_support, the closest memory line answers
+    assert cascade.extract(" . ".join(memory), "what did i tell you about him", memory) in memory
+    # no memory the requester may hear: "I don't know", never a guess from elsewhere
+    assert cascade.extract("the library opens at nine", "what did i tell you about him", []).startswith("I do not")
+    # a question that matches is answered from its window, not the fallback
+    assert "library" in cascade.extract(" . ".join(memory), "when does the library open", memory)
+
+
+@pytest.mark.parametrize("heard, repaired", [
+    ("the train leaves from platform for", "the train leaves from platform four"),
+    ("meet me at gate to at noon", "meet me at gate two at noon"),
+    ("i take the bus to work", "i take the bus to work"),          # a preposition with its object stays
+    ("there is room for the kids", "there is room for the kids"),
+    ("i cleaned the floor too", "i cleaned the floor too"),
+])
+def test_counted_nouns_take_numbers_not_their_homophones(heard, repaired):
+    from guard.hearing.asr import repair_numbers
+
+    assert repair_numbers(heard) == repaired

@@ -69,3 +69,25 @@ def test_enrollment_print_is_consistent(hearing):
     ep = hearing.enrollment_print(clips)
     assert ep.clips.shape == (3, 256) and ep.self_consistency > 0.7 and ep.net_speech_seconds > 5
     assert abs(np.linalg.norm(ep.centroid) - 1) < 1e-5
+
+
+def test_isolate_keeps_a_silent_hangover_but_never_another_voice():
+    from guard.hearing import Diarization, Track
+    from guard.hearing.vad import FRAME
+    from guard.policy.selective import gate, isolate
+
+    n = 100
+    a = np.zeros(n, bool)
+    a[10:40] = True
+    b = np.zeros(n, bool)
+    b[45:80] = True
+    speech = a | b
+    d = Diarization(n, speech, np.zeros(n, bool), [Track("A", a, np.ones(4)), Track("B", b, np.ones(4))])
+    x = np.ones(n * FRAME, np.float32)
+    kept = isolate(x, d, d.tracks[0], hangover_seconds=0.1).reshape(n, FRAME).max(axis=1) > 0
+    assert kept[10:40].all() and kept[40:45].all() and kept[0:10].all()   # 100 ms of silence each side
+    assert not kept[45:].any()                                              # B's frames never
+    assert not (isolate(x, d, d.tracks[0], 0.0).reshape(n, FRAME).max(axis=1) > 0)[40:45].any()
+    from guard.config import PolicySettings
+    passed = gate(x, d, d.tracks[0], PolicySettings(hangover_seconds=0.1)).samples.reshape(n, FRAME).max(axis=1)
+    assert (passed[45:80] == 0).all() and (passed[40:45] == 0).all()   # the SELECTIVE gate adds no hangover

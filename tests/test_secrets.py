@@ -54,9 +54,32 @@ def voice(speaker_id="anna", score=0.95, emb=ANNA, f0=130.0) -> Voice:
     return Voice(speaker_id, score, emb, f0)
 
 
-def entry(store, session, scope, owner="anna", emb=ANNA, f0=130.0, content="I have a stomach ulcer"):
-    e = SecretEntry("default", session, 0, owner, emb, scope, "health", content, time.time(), {"f0_hz": f0})
+def entry(store, session, scope, owner="anna", emb=ANNA, f0=130.0, content="I have a stomach ulcer",
+          enrolled_f0=0.0):
+    e = SecretEntry("default", session, 0, owner, emb, scope, "health", content, time.time(),
+                    {"f0_hz": f0, "enrolled_f0_hz": enrolled_f0})
     return store.add_secret(e)
+
+
+def st(f0: float, semitones: float) -> float:
+    return f0 * 2 ** (semitones / 12)
+
+
+@pytest.mark.parametrize("probe_f0, disclosed", [
+    (125.0, True),              # on the enrolled pitch, 1.2 st below the (rising) statement: the owner
+    (st(125.0, 2.0), False),    # a +2 st copy: 2.0 st from the enrollment, 0.8 from the statement
+    (st(125.0, -2.0), False),   # a -2 st copy
+])
+def test_pitch_check_averages_statement_and_enrollment_references(store, classifier, probe_f0, disclosed):
+    ledger = SecretLedger(store, ScriptedAsr([]), classifier, THRESHOLD, PolicySettings())
+    sid = store.open_session("default", 60).session_id
+    entry(store, sid, OWNER_ONLY, f0=st(125.0, 1.2), enrolled_f0=125.0)
+    assert bool(ledger.split("default", sid, voice(f0=probe_f0))[0]) == disclosed
+    # the statement alone would misjudge both: the owner 1.2 st away, the +2 st copy only 0.8 st away
+    sid2 = store.open_session("default", 60).session_id
+    entry(store, sid2, OWNER_ONLY, f0=st(125.0, 1.2))
+    single = bool(ledger.split("default", sid2, voice(f0=probe_f0))[0])
+    assert single == {125.0: False, st(125.0, 2.0): True, st(125.0, -2.0): False}[probe_f0]
 
 
 @pytest.mark.parametrize("scope, requester, disclosed", [
@@ -107,6 +130,10 @@ def hearing():
 @pytest.mark.parametrize("lines, scope", [
     (["my doctor told me i have a stomach ulcer", "please do not tell anyone about that not even me"], NOBODY),
     (["my doctor told me i have a stomach ulcer", "keep that just between you and me"], OWNER_ONLY),
+    # the recogniser split the last word: still "not even me"
+    (["my doctor told me i have a stomach ulcer", "please do not tell anyone about that not evenly"], NOBODY),
+    # "don't tell anyone" alone restricts to the owner
+    (["my doctor told me i have a stomach ulcer", "don't tell anyone about it"], OWNER_ONLY),
     (["my doctor told me i have a stomach ulcer"], INFERRED),
     (["the library opens at nine in the morning"], PUBLIC),
 ])

@@ -16,7 +16,8 @@
   there a wrong answer to a question about someone else's speech is the error that matters. On the
   mini suite this kept By-Sel at 97.5 % (57.5 % with detections counted unconditionally).
 - Open questions: the transcript window that best answers the question (extractive), searched in
-  what was heard and in the session memory the requester may hear (Task.context).
+  what was heard and in the session memory the requester may hear (Task.context); with no window close
+  enough, the closest memory line.
 Nothing here downloads anything.
 """
 from __future__ import annotations
@@ -71,7 +72,7 @@ class CascadeBackend(Backend):
                 spotted |= self.asr.spot(s, real, self.spot_threshold)
             return self.choose(transcript, task.question, task.options, spotted,
                                self.spot_min_relevance if task.selective else 0.0)
-        return self.extract(transcript.best, task.question)
+        return self.extract(transcript.best, task.question, task.context)
 
     def support(self, transcript: Transcript, question: str, options: list[str],
                 spotted: set[str] | None = None, min_relevance: float = 0.0) -> np.ndarray:
@@ -115,9 +116,18 @@ class CascadeBackend(Backend):
             return f"{LETTERS[idk]}. {options[idk]}"
         return IDK_TEXT
 
-    def extract(self, transcript: str, question: str) -> str:
+    def extract(self, transcript: str, question: str, memory: list[str] = ()) -> str:
+        """The window that best answers the question. When none clears `min_support` but the session
+        holds memory the requester may hear, the memory line closest to the question: a recall question
+        whose topic the recogniser misheard ("what did I tell you about Emma" -> "... about him") still
+        has an answer, and memory holds nothing the requester may not hear."""
         wins = self.windows(transcript)
         if not wins:
             return IDK_TEXT
-        sims = self.embed([question])[0] @ self.embed(wins).T
-        return wins[int(sims.argmax())] if sims.max() >= self.min_support else IDK_TEXT
+        q = self.embed([question])[0]
+        sims = q @ self.embed(wins).T
+        if sims.max() >= self.min_support:
+            return wins[int(sims.argmax())]
+        if memory:
+            return memory[int((q @ self.embed(list(memory)).T).argmax())]
+        return IDK_TEXT

@@ -78,6 +78,7 @@ class Hearing:
             vp, track.score = identify(track.embedding, voiceprints, self.threshold)
             if vp is not None:
                 track.speaker_id, track.display_name = vp.speaker_id, vp.display_name
+                track.enrolled_f0_hz = vp.f0_hz
         hook("verify", time.perf_counter() - t2)
         return result
 

@@ -63,18 +63,23 @@ class Transcriber:
                 self._cache.popitem(last=False)
         return text
 
-    def spot(self, audio: np.ndarray, phrases: list[str], threshold: float = 1e-10) -> set[str]:
+    def spot(self, audio: np.ndarray, phrases: list[str], threshold: float = 1e-10,
+             per_phone: float | None = None) -> set[str]:
         """The phrases pocketsphinx's keyword search detects in `audio` (lower-case, as given). Phrases
         with a word outside the recogniser's dictionary are skipped. A keyword search hears words the
         free-running 1-best misses (its language model prefers common words); false alarms are the price,
-        so callers weigh a detection as evidence, not as an answer."""
+        so callers weigh a detection as evidence, not as an answer. One `threshold` serves every phrase;
+        with `per_phone` a phrase's threshold is per_phone ** (its phone count) instead. Length-scaled
+        thresholds cut false alarms by half but also lost hits, and the SH-Bench cells did not improve
+        (docs/decisions.md, benchmarks/kws_threshold_bench.py)."""
         known = sorted({p.lower().strip() for p in phrases if p.strip()})
         d = self._decoder("kws")
         known = [p for p in known if all(d.lookup_word(w) for w in p.split())]
         if not known or not np.any(audio):
             return set()
         with tempfile.NamedTemporaryFile("w", suffix=".kws") as f:
-            f.write("".join(f"{p} /{threshold:g}/\n" for p in known))
+            f.write("".join(f"{p} /{per_phone ** phones(d, p) if per_phone else threshold:g}/\n"
+                            for p in known))
             f.flush()
             d.add_kws("spot", f.name)
         d.activate_search("spot")
@@ -93,7 +98,36 @@ class Transcriber:
         if hyp is None:
             return Transcript("")
         nbest = [n.hypstr for n, _ in zip(d.nbest(), range(self.nbest)) if n is not None] if self.nbest else []
-        return Transcript(hyp.hypstr, [h for h in nbest if h and h != hyp.hypstr])
+        best = repair_numbers(hyp.hypstr)
+        return Transcript(best, [r for r in dict.fromkeys(repair_numbers(h) for h in nbest) if r and r != best])
+
+
+# Nouns that take a number after them ("platform four", "gate two"). The recogniser's language model
+# prefers the function word that sounds the same ("platform for"); after one of these nouns and at the
+# end of the utterance or before a word that ends a phrase (a preposition is followed by its object:
+# "the bus to work", "room for the kids" stay as they are), the number is what was said.
+COUNTED = frozenset({
+    "platform", "gate", "room", "floor", "track", "level", "page", "chapter", "table", "seat", "row",
+    "number", "bus", "line", "terminal", "door", "apartment", "flat", "unit", "suite", "lane", "exit",
+    "channel", "pier", "dock", "aisle", "bay", "locker", "stop", "route", "highway", "section", "box",
+    "car", "coach", "court", "ward", "bed", "building", "block", "lot", "space"})
+HOMOPHONES = {"for": "four", "fore": "four", "to": "two", "won": "one", "ate": "eight"}
+PHRASE_END = frozenset({"and", "or", "but", "at", "on", "in", "by", "from", "today", "tomorrow", "tonight",
+                        "then", "please", "so", "because"})
+
+
+def repair_numbers(hyp: str) -> str:
+    """Counted-noun + number homophone -> the number word (see COUNTED)."""
+    w = hyp.split()
+    for i in range(1, len(w)):
+        if w[i] in HOMOPHONES and w[i - 1] in COUNTED and (i + 1 == len(w) or w[i + 1] in PHRASE_END):
+            w[i] = HOMOPHONES[w[i]]
+    return " ".join(w)
+
+
+def phones(decoder, phrase: str) -> int:
+    """Phones in the recogniser's pronunciation of `phrase` (every word must be in its dictionary)."""
+    return sum(len(decoder.lookup_word(w).split()) for w in phrase.split())
 
 
 def _pcm(audio: np.ndarray) -> bytes:

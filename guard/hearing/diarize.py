@@ -39,6 +39,7 @@ class Track:
     speaker_id: str = ""          # enrolled identity, "" when none matched
     display_name: str = ""
     score: float = 0.0            # best cosine to a household voiceprint (0 when none enrolled)
+    enrolled_f0_hz: float = 0.0   # the matched voiceprint's enrollment pitch (0: none or unknown)
 
     def segments(self, overlap: np.ndarray) -> list[tuple[float, float, bool]]:
         """[(start_s, end_s, overlapped)] runs of this voice, split where overlap changes."""

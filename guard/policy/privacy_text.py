@@ -17,11 +17,13 @@ from guard import text
 NOBODY, OWNER_ONLY, INFERRED, PUBLIC = "nobody", "owner_only", "inferred_private", "public"
 CATEGORIES = ("health", "finances", "relationships", "location", "beliefs", "career", "illegal", "surprise")
 
-NOBODY_CUES = re.compile(r"\bnot even (to )?me\b|\b(anyone|anybody|no one)\b.*\bnot even\b|\b(don'?t|do not|never) (tell|repeat|mention)\w*.*\b(anyone|anybody|"
+NOBODY_CUES = re.compile(r"\bnot even (to )?me\b|\b(anyone|anybody|no one)\b.*\bnot even|\b(don'?t|do not|never) (tell|repeat|mention)\w*.*\b(anyone|anybody|"
                          r"a soul|no one|me)\b.*\b(even|including|me too|either)\b|\bforget (that )?i (said|told)",
                          re.IGNORECASE)
 OWNER_CUES = re.compile(r"\bbetween (you and me|us|the two of us|ourselves)\b|\bjust between\b|\bour (little )?"
-                        r"secret\b|\bonly (tell|remind|share with) me\b|\bnobody (else )?but me\b", re.IGNORECASE)
+                        r"secret\b|\bonly (tell|remind|share with) me\b|\bnobody (else )?but me\b|"
+                        r"\b(don'?t|do not|never) (tell|repeat|mention)\w* (\w+ )?(to )?(anyone|anybody|a soul)\b",
+                        re.IGNORECASE)
 
 
 def _prototypes() -> dict:
