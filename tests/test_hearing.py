@@ -91,3 +91,23 @@ def test_isolate_keeps_a_silent_hangover_but_never_another_voice():
     from guard.config import PolicySettings
     passed = gate(x, d, d.tracks[0], PolicySettings(hangover_seconds=0.1)).samples.reshape(n, FRAME).max(axis=1)
     assert (passed[45:80] == 0).all() and (passed[40:45] == 0).all()   # the SELECTIVE gate adds no hangover
+
+
+def test_foreground_rule_ignores_a_quiet_voice_that_talks_longer():
+    from guard.config import PolicySettings
+    from guard.hearing import Diarization, Track
+    from guard.policy.selective import choose_main
+
+    def track(label, seconds, dbfs):
+        return Track(label, np.zeros(10, bool), np.ones(4), speech_seconds=seconds, loudness_dbfs=dbfs)
+
+    # the main speaker split in two by diarization, and a bystander 10 dB down who spoke longer than either
+    d = Diarization(10, np.zeros(10, bool), np.zeros(10, bool),
+                    [track("S1", 2.5, -19.4), track("S2", 1.9, -21.0), track("S3", 4.5, -29.8)])
+    assert choose_main(d, PolicySettings()).track.label == "S1"
+    # two voices at a similar level: the one with more speech
+    d.tracks = [track("A", 2.0, -20.0), track("B", 3.0, -23.0)]
+    assert choose_main(d, PolicySettings()).track.label == "B"
+    # one clearly in front: it, even with less speech
+    d.tracks = [track("A", 2.0, -20.0), track("B", 3.0, -30.0)]
+    assert choose_main(d, PolicySettings()).track.label == "A"
