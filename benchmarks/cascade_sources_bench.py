@@ -40,7 +40,8 @@ def main() -> None:
         if rec["audio"] not in heard:
             audio = decode(encoded=(root / rec["audio"]).read_bytes()).samples
             d = hearing.hear(audio, [])
-            heard[rec["audio"]] = (audio, [selective.isolate(audio, t) for t in d.tracks])
+            heard[rec["audio"]] = (audio, [selective.isolate(audio, d, t, settings.policy.hangover_seconds)
+                                         for t in d.tracks])
         mix, streams = heard[rec["audio"]]
         idk = idk_index(rec["options"])
         real = [o for i, o in enumerate(rec["options"]) if i != idk]

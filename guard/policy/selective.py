@@ -87,7 +87,7 @@ def hangover(d: Diarization, track: Track, seconds: float) -> np.ndarray:
     return near & ~d.speech
 
 
-def isolate(samples: np.ndarray, d: Diarization, track: Track, hangover_seconds: float = 0.2) -> np.ndarray:
+def isolate(samples: np.ndarray, d: Diarization, track: Track, hangover_seconds: float) -> np.ndarray:
     """One voice's own stretches (overlap included) and their silent hangover, silence elsewhere: GENERAL
     mode's per-voice stream, and what the ledger and the spoken question are transcribed from."""
     g = np.repeat((track.frames | hangover(d, track, hangover_seconds)).astype(np.float32), FRAME)[:len(samples)]
