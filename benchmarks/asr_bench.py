@@ -1,6 +1,6 @@
 """Word error rate of the offline recogniser (pocketsphinx, the model inside the package) under decoder
 settings side by side, on the scene generator's natural voices (flite/festival; espeak's formant voices
-are reported apart: the recogniser is known to fail on them).
+are left out by default: the recogniser is known to fail on them, see ../shared/NOTES-models.md).
 
     .venv/bin/python benchmarks/asr_bench.py [--voices awb,rms,slt,kal,ked] [--sentences 24]
 

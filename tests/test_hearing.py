@@ -5,9 +5,10 @@ import numpy as np
 import pytest
 
 from guard import scenes
-from guard.config import HearingSettings
-from guard.hearing import Hearing
+from guard.config import HearingSettings, PolicySettings
+from guard.hearing import Diarization, Hearing, Track
 from guard.hearing.vad import FRAME, SileroVad, WebrtcVad
+from guard.policy.selective import choose_main, gate, isolate
 
 
 @pytest.fixture(scope="module")
@@ -72,10 +73,6 @@ def test_enrollment_print_is_consistent(hearing):
 
 
 def test_isolate_keeps_a_silent_hangover_but_never_another_voice():
-    from guard.hearing import Diarization, Track
-    from guard.hearing.vad import FRAME
-    from guard.policy.selective import gate, isolate
-
     n = 100
     a = np.zeros(n, bool)
     a[10:40] = True
@@ -88,16 +85,11 @@ def test_isolate_keeps_a_silent_hangover_but_never_another_voice():
     assert kept[10:40].all() and kept[40:45].all() and kept[0:10].all()   # 100 ms of silence each side
     assert not kept[45:].any()                                              # B's frames never
     assert not (isolate(x, d, d.tracks[0], 0.0).reshape(n, FRAME).max(axis=1) > 0)[40:45].any()
-    from guard.config import PolicySettings
     passed = gate(x, d, d.tracks[0], PolicySettings(hangover_seconds=0.1)).samples.reshape(n, FRAME).max(axis=1)
     assert (passed[45:80] == 0).all() and (passed[40:45] == 0).all()   # the SELECTIVE gate adds no hangover
 
 
 def test_foreground_rule_ignores_a_quiet_voice_that_talks_longer():
-    from guard.config import PolicySettings
-    from guard.hearing import Diarization, Track
-    from guard.policy.selective import choose_main
-
     def track(label, seconds, dbfs):
         return Track(label, np.zeros(10, bool), np.ones(4), speech_seconds=seconds, loudness_dbfs=dbfs)
 

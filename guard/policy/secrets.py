@@ -13,7 +13,7 @@ identity. The pitch check averages the requester's distance to two references of
 the entry's own utterance and, for an enrolled owner, the enrollment pitch): one utterance's median F0
 moves with intonation (a question rises), by up to 1.2 semitones between an owner's statement and probe
 on the generated suites, while the mean of the two distances stayed <= 0.83 for owners and >= 1.11 for
-+-2-semitone copies (voxprivacy-mini and a seed-7 suite, 24 of each).
++-2-semitone copies (median F0 of whole clips; voxprivacy-mini and a seed-7 suite, 24 of each).
 Entries are sealed in the store, scoped to household and session, erased with either.
 """
 from __future__ import annotations
