@@ -2,6 +2,10 @@
 scenes (DER, bystander leak, main kept), and speed (RTF, beside pyannote's real architecture).
 
     .venv/bin/python benchmarks/hearing_bench.py [--utterances 24] [--scenes 12] [--out out/hearing.json]
+        [--skip verification diarization speed] [--device cpu|cuda|auto] [--clips DIR] [--no-pyannote]
+
+--clips keeps the speed clips as WAV files, so a host without the TTS voices (the GPU machine of
+benchmarks/gpu_check.sh) times the same audio.
 
 Prints every figure with its trial counts. Voices: the Debian TTS voices of guard.scenes.
 """
@@ -14,6 +18,8 @@ import time
 from pathlib import Path
 
 import numpy as np
+import soundfile as sf
+import torch
 from scipy.optimize import linear_sum_assignment
 
 from guard import scenes
@@ -149,29 +155,47 @@ def diarization(h: Hearing, n: int) -> dict:
     return out
 
 
-def speed(h: Hearing) -> dict:
+def speed_clip(seconds: int, clips: str) -> np.ndarray:
+    """Two-speaker scenes joined to `seconds`. With `clips` set, read from / written to
+    DIR/speed_{seconds}s.wav, so a machine without the TTS voices (a GPU host) times the same audio."""
+    path = Path(clips) / f"speed_{seconds}s.wav" if clips else None
+    if path is not None and path.exists():
+        x, sr = sf.read(path, dtype="float32")
+        assert sr == 16000, path
+        return x
+    parts = []
+    i = 0
+    while sum(len(p) for p in parts) < seconds * 16000:
+        sc, _ = make_scene(900 + i, 2)
+        parts.append(sc.samples)
+        i += 1
+    x = np.concatenate(parts)[: seconds * 16000]
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        sf.write(path, x, 16000, subtype="FLOAT")
+    return x
+
+
+def speed(h: Hearing, clips: str = "", pyannote: bool = True) -> dict:
     from guard.hearing.diarize_pyannote import PyannoteDiarizer
     from guard.layouts import pyannote_pipeline
 
     tmp = Path(tempfile.mkdtemp())
-    pa = PyannoteDiarizer(str(pyannote_pipeline(tmp / "pyannote")), h.embedder)
-    out = {"window_seconds": h.settings.window_seconds, "hop_seconds": h.settings.hop_seconds}
+    pa = PyannoteDiarizer(str(pyannote_pipeline(tmp / "pyannote")), h.embedder, h.settings.device) if pyannote else None
+    out = {"device": h.embedder.device, "torch_threads": torch.get_num_threads(),
+           "window_seconds": h.settings.window_seconds, "hop_seconds": h.settings.hop_seconds}
     for seconds in (10, 60):
-        parts = []
-        i = 0
-        while sum(len(p) for p in parts) < seconds * 16000:
-            sc, _ = make_scene(900 + i, 2)
-            parts.append(sc.samples)
-            i += 1
-        x = np.concatenate(parts)[: seconds * 16000]
-        for name, fn in (("guard", lambda a: h.hear(a, [])), ("pyannote_random_init", pa)):
+        x = speed_clip(seconds, clips)
+        runs = [("guard", lambda a: h.hear(a, []))] + ([("pyannote_random_init", pa)] if pa else [])
+        for name, fn in runs:
             fn(x)  # warm
             t = time.perf_counter()
             reps = 3
             for _ in range(reps):
                 fn(x)
             out[f"{name}_rtf_{seconds}s"] = (time.perf_counter() - t) / reps / seconds
-        out[f"ratio_{seconds}s"] = out[f"pyannote_random_init_rtf_{seconds}s"] / out[f"guard_rtf_{seconds}s"]
+        if pa:
+            out[f"ratio_{seconds}s"] = out[f"pyannote_random_init_rtf_{seconds}s"] / out[f"guard_rtf_{seconds}s"]
     return out
 
 
@@ -181,14 +205,17 @@ def main() -> None:
     ap.add_argument("--scenes", type=int, default=12)
     ap.add_argument("--out", default="")
     ap.add_argument("--skip", nargs="*", default=[], choices=["verification", "diarization", "speed"])
+    ap.add_argument("--device", default="cpu", choices=["cpu", "cuda", "auto"])
+    ap.add_argument("--threads", type=int, default=2, help="torch CPU threads (this machine has 2 cores)")
+    ap.add_argument("--no-pyannote", action="store_true", help="time guard alone")
+    ap.add_argument("--clips", default="", help="folder for the speed clips (read if there, else written)")
     args = ap.parse_args()
-    import torch
-
-    torch.set_num_threads(2)
-    h = Hearing.from_settings(HearingSettings())
+    torch.set_num_threads(args.threads)
+    h = Hearing.from_settings(HearingSettings(device=args.device))
     report = {}
     for name, fn in (("verification", lambda: verification(h, args.utterances)),
-                     ("diarization", lambda: diarization(h, args.scenes)), ("speed", lambda: speed(h))):
+                     ("diarization", lambda: diarization(h, args.scenes)),
+                     ("speed", lambda: speed(h, args.clips, not args.no_pyannote))):
         if name in args.skip:
             continue
         t = time.time()

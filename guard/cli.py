@@ -293,7 +293,7 @@ def build_parser() -> argparse.ArgumentParser:
     bp.set_defaults(func=cmd_bench_shbench)
 
     bp = bsub.add_parser("voxprivacy", help="replay a VoxPrivacy-format suite through the live service")
-    bp.add_argument("--suite", required=True)
+    bp.add_argument("--suite", required=True, help="suite.json, or the folder holding it")
     bp.add_argument("--target", default="127.0.0.1:50051")
     bp.add_argument("--concurrency", type=int, default=2)
     bp.add_argument("--limit", type=int, default=0)
@@ -329,6 +329,9 @@ def main(argv: list[str] | None = None) -> int:
     except grpc.RpcError as e:
         print(f"guard: {e.code().name}: {e.details()}", file=sys.stderr)
         return 1
+    except FileNotFoundError as e:
+        print(f"guard: {e}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -79,7 +79,7 @@ class PolicySettings(_Section):
                                     "SELECTIVE gate never adds it; 0 = none.")
     secret_retention_seconds: float = Field(7 * 86400, gt=0, description="Longest a ledger entry is kept "
                                             "(it is also erased when its session closes or expires).")
-    disclosure_margin: float = Field(0.05, ge=0, description="Extra cosine above the verify threshold a voice "
+    disclosure_margin: float = Field(0.02, ge=0, description="Extra cosine above the verify threshold a voice "
                                      "needs before an owner-only secret is disclosed to it.")
     max_f0_semitones: float = Field(1.0, gt=0, description="Largest median-F0 distance (semitones) between "
                                     "requester and owner for disclosure, averaged over the owner's statement "

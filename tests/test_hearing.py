@@ -62,6 +62,16 @@ def test_same_input_same_answer(hearing, scene):
     assert [t.speech_seconds for t in a.tracks] == [t.speech_seconds for t in b.tracks]
 
 
+def test_voice_embedding_ignores_the_level_the_windows_keep(hearing):
+    x = scenes.tts("slt", "I usually take the early train to work on Monday mornings.")
+    loud, quiet = scenes.level(x, -16), scenes.level(x, -34)
+    emb = hearing.embedder
+    assert float(emb.embed(loud) @ emb.embed(quiet)) > 0.999
+    starts = np.array([0, 8000])
+    raw = emb.embed_windows(loud, starts, 25600) * emb.embed_windows(quiet, starts, 25600)
+    assert raw.sum(1).max() < 0.9  # GE2E reads power mels: without the level step the same voice moves
+
+
 def test_enrollment_print_is_consistent(hearing):
     clips = [scenes.level(scenes.tts("rms", line), -20) for line in (
         "The weather is going to be cold and rainy all weekend long.",

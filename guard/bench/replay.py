@@ -97,6 +97,10 @@ def replay_voxprivacy(suite: Path, target: str, out: Path, *, concurrency: int =
     from guard.bench.voxprivacy import judge, score, tier_headline
 
     suite = Path(suite)
+    if suite.is_dir():  # a suite folder, as `guard bench generate voxprivacy --out DIR` writes it
+        suite = suite / "suite.json"
+    if not suite.is_file():
+        raise FileNotFoundError(f"no VoxPrivacy suite at {suite} (a suite.json, or a folder holding one)")
     root = suite.parent
     samples = json.loads(suite.read_text())
     if limit:

@@ -12,6 +12,9 @@ Steps (each a small function with stated shapes):
               those windows (gating treats them as not-only-main).
 5. refine:    overlap-marked stretches get a second look with short (0.3 s) windows; frames whose
               similarities clearly favour one voice (margin >= refine_margin) take that voice.
+6. voices:    each voice's own (non-overlapped) speech is embedded as a whole, level-normalised, the
+              way enrollment embeds: that embedding, not the cluster centroid, is compared with
+              voiceprints (the windows above keep their level, which helps tell a near voice from a far one).
 """
 from __future__ import annotations
 
@@ -33,7 +36,8 @@ class Track:
 
     label: str
     frames: np.ndarray            # (n_frames,) bool: 10 ms frames where this voice speaks
-    embedding: np.ndarray         # (d,) unit: mean of this voice's window embeddings
+    embedding: np.ndarray         # (d,) unit: embedder.embed of this voice's own (non-overlapped) speech,
+    #                               the way enrollment embeds, so it compares with voiceprints
     speech_seconds: float = 0.0
     loudness_dbfs: float = -120.0
     speaker_id: str = ""          # enrolled identity, "" when none matched
@@ -98,10 +102,9 @@ class EmbeddedDiarizer:
             if not frames.any():
                 continue
             only = np.repeat(frames & ~overlap, FRAME)[:len(samples)]
-            t = Track(label="", frames=frames, embedding=centroids[k],
-                      speech_seconds=float(frames.sum() * FRAME / 16000),
-                      loudness_dbfs=dbfs(samples[only] if only.any() else samples[np.repeat(frames, FRAME)
-                                                                                  [:len(samples)]]))
+            own = samples[only] if only.any() else samples[np.repeat(frames, FRAME)[:len(samples)]]
+            t = Track(label="", frames=frames, embedding=self.embedder.embed(own),
+                      speech_seconds=float(frames.sum() * FRAME / 16000), loudness_dbfs=dbfs(own))
             result.tracks.append(t)
         result.tracks.sort(key=lambda t: int(np.argmax(t.frames)))  # S1 speaks first
         for i, t in enumerate(result.tracks):

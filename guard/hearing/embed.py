@@ -16,6 +16,8 @@ import numpy as np
 
 from guard.errors import ConfigError
 
+WINDOW_DBFS = -25.0  # the level every GE2E window is brought to (decision 41)
+
 
 def unit(x: np.ndarray) -> np.ndarray:
     n = np.linalg.norm(x, axis=-1, keepdims=True)
@@ -38,15 +40,31 @@ class Embedder(abc.ABC):
     window_samples: int  # the natural window length
 
     @abc.abstractmethod
-    def embed_windows(self, samples: np.ndarray, starts: np.ndarray, length: int) -> np.ndarray: ...
+    def embed_windows(self, samples: np.ndarray, starts: np.ndarray, length: int, level: bool = False
+                      ) -> np.ndarray:
+        """`level=True` brings every window to one level first, where the embedder needs it."""
 
     def embed(self, samples: np.ndarray) -> np.ndarray:
-        """One unit vector for a whole utterance: the mean of its overlapping windows."""
+        """One unit vector for a whole utterance: the mean of its overlapping, level-normalised windows.
+        Enrollment, calibration and identification all embed voices this way."""
         w = self.window_samples
         if len(samples) < w:
             samples = np.pad(samples, (0, w - len(samples)))
         starts = np.arange(0, len(samples) - w + 1, w // 2)
-        return unit(self.embed_windows(samples, starts, w).mean(axis=0))
+        return unit(self.embed_windows(samples, starts, w, level=True).mean(axis=0))
+
+
+def level_gain(samples: np.ndarray, starts: np.ndarray, length: int, dbfs: float = WINDOW_DBFS) -> np.ndarray:
+    """Per window, the power gain that brings its RMS level to `dbfs` (float32, one per start).
+
+    GE2E reads a power mel spectrogram, not a log one, so its embedding moves with the input level;
+    resemblyzer's own preprocessing normalises the volume for that reason. Scaling each window's mel power
+    is the same as scaling its samples. Digital silence keeps a floor instead of an infinite gain."""
+    x = np.asarray(samples, np.float64)
+    cs = np.concatenate([[0.0], np.cumsum(x * x)])
+    end = np.minimum(starts + length, len(x))
+    power = (cs[end] - cs[np.minimum(starts, len(x))]) / length
+    return (10 ** (dbfs / 10) / np.maximum(power, 1e-10)).astype(np.float32)
 
 
 class ResemblyzerEmbedder(Embedder):
@@ -81,7 +99,8 @@ class ResemblyzerEmbedder(Embedder):
                           pad_mode="constant", return_complex=True).abs() ** 2
         return (self._fb @ spec).T
 
-    def embed_windows(self, samples: np.ndarray, starts: np.ndarray, length: int) -> np.ndarray:
+    def embed_windows(self, samples: np.ndarray, starts: np.ndarray, length: int, level: bool = False
+                      ) -> np.ndarray:
         import torch
 
         if len(starts) == 0:
@@ -93,8 +112,12 @@ class ResemblyzerEmbedder(Embedder):
             mel = torch.nn.functional.pad(mel, (0, 0, 0, need - mel.shape[0]))
         idx = (torch.as_tensor(starts // 160, device=self.device)[:, None]
                + torch.arange(frames, device=self.device)[None, :])
+        windows = mel[idx]
+        if level:
+            gain = torch.as_tensor(level_gain(samples, starts, length), device=self.device)
+            windows = windows * gain[:, None, None]
         with torch.inference_mode():
-            out = self._encoder(mel[idx])
+            out = self._encoder(windows)
         return unit(out.float().cpu().numpy())
 
 
@@ -131,7 +154,9 @@ class EcapaEmbedder(Embedder):
         probe = self._model.encode_batch(torch.zeros(1, 16000, device=self.device))
         self.dim = int(probe.shape[-1])
 
-    def embed_windows(self, samples: np.ndarray, starts: np.ndarray, length: int) -> np.ndarray:
+    def embed_windows(self, samples: np.ndarray, starts: np.ndarray, length: int, level: bool = False
+                      ) -> np.ndarray:
+        # `level` is not needed: ECAPA reads log-mel features with mean normalisation.
         import torch
 
         if len(starts) == 0:
