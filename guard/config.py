@@ -58,6 +58,8 @@ class HearingSettings(_Section):
     refine_seconds: float = Field(0.3, ge=0, description="Short-window length of the second pass over "
                                   "overlap-marked stretches; 0 turns it off.")
     refine_margin: float = Field(0.02, ge=0, description="Margin a short window needs to clear an overlap mark.")
+    transition_windows: int = Field(4, ge=0, description="Clusters of at most this many windows that lie between "
+                                    "two larger ones are speaker changes, not voices, and are dissolved; 0 = off.")
     verify_threshold: dict[str, float] = Field(
         default_factory=lambda: {"resemblyzer": 0.80, "ecapa": 0.45},
         description="Per embedder: cosine to a voiceprint at or above which a voice is that speaker.")
@@ -73,6 +75,9 @@ class PolicySettings(_Section):
                                                   "stretches: attenuated (the louder main speech masks the "
                                                   "rest) or dropped.")
     overlap_attenuation_db: float = Field(6.0, ge=0, description="Attenuation of overlap when attenuating.")
+    guard_band_seconds: float = Field(0.0, ge=0, description="The main speaker's speech this close to another "
+                                      "voice or to overlap is treated as overlap by the SELECTIVE gate "
+                                      "(speaker changes are where diarization errs); 0 = none.")
     hangover_seconds: float = Field(0.2, ge=0, le=1.0, description="Silence (no voice on the VAD) kept "
                                     "around a voice's speech when it is transcribed on its own (GENERAL "
                                     "streams, the ledger, spoken questions), so word tails are not cut; the "

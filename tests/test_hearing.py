@@ -99,6 +99,26 @@ def test_isolate_keeps_a_silent_hangover_but_never_another_voice():
     assert (passed[45:80] == 0).all() and (passed[40:45] == 0).all()   # the SELECTIVE gate adds no hangover
 
 
+def test_guard_band_withholds_the_main_speech_next_to_another_voice():
+    n = 100
+    a = np.zeros(n, bool)
+    a[10:50] = True
+    b = np.zeros(n, bool)
+    b[50:80] = True
+    d = Diarization(n, a | b, np.zeros(n, bool), [Track("A", a, np.ones(4)), Track("B", b, np.ones(4))])
+    x = np.ones(n * FRAME, np.float32)
+
+    def passed(**policy):
+        g = gate(x, d, d.tracks[0], PolicySettings(overlap="drop", **policy))
+        return g.samples.reshape(n, FRAME).max(axis=1) > 0.99, g.withheld_seconds
+
+    plain, withheld = passed()
+    assert plain[10:50].all() and not plain[50:].any()
+    banded, more = passed(guard_band_seconds=0.1)
+    assert banded[10:38].all() and not banded[40:].any()     # the last 100 ms before B are withheld
+    assert more > withheld
+
+
 def test_foreground_rule_ignores_a_quiet_voice_that_talks_longer():
     def track(label, seconds, dbfs):
         return Track(label, np.zeros(10, bool), np.ones(4), speech_seconds=seconds, loudness_dbfs=dbfs)
@@ -113,3 +133,25 @@ def test_foreground_rule_ignores_a_quiet_voice_that_talks_longer():
     # one clearly in front: it, even with less speech
     d.tracks = [track("A", 2.0, -20.0), track("B", 3.0, -30.0)]
     assert choose_main(d, PolicySettings()).track.label == "A"
+
+
+def test_a_cluster_between_two_voices_is_dissolved_but_a_short_voice_is_kept():
+    from guard.hearing.diarize import EmbeddedDiarizer
+    from guard.hearing.embed import unit
+
+    rng = np.random.default_rng(0)
+    a, b, c = np.eye(8)[:3]
+
+    def windows(direction, n):
+        return unit(direction + 0.05 * rng.normal(size=(n, 8)))
+
+    emb = np.concatenate([windows(a, 10), windows(unit(a + b), 3), windows(b, 10), windows(c, 3)])
+    labels = np.repeat([0, 1, 2, 3], [10, 3, 10, 3])
+    centroids = np.stack([unit(emb[labels == k].mean(0)) for k in range(4)])
+    d = EmbeddedDiarizer(None, None, transition_windows=4)
+    new_labels, new_centroids = d.dissolve_transitions(emb, labels, centroids)
+    assert len(new_centroids) == 3                      # the a+b windows were a change of speaker
+    assert set(new_labels[10:13]) <= {0, 1}             # they joined a or b
+    assert len(set(new_labels[23:])) == 1 and new_labels[23] not in new_labels[:23]  # c stays its own voice
+    off = EmbeddedDiarizer(None, None, transition_windows=0)
+    assert len(off.dissolve_transitions(emb, labels, centroids)[1]) == 4

@@ -47,7 +47,8 @@ class Hearing:
                                          verify_threshold=self.threshold,
                                          overlap_margin=settings.overlap_margin,
                                          refine_seconds=settings.refine_seconds,
-                                         refine_margin=settings.refine_margin)
+                                         refine_margin=settings.refine_margin,
+                                         transition_windows=settings.transition_windows)
         self.diarizer = self.embedded
         if settings.diarizer == "pyannote":
             from guard.hearing.diarize_pyannote import PyannoteDiarizer

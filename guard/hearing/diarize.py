@@ -5,7 +5,10 @@ Steps (each a small function with stated shapes):
               window centred on it).                                   -> starts (n,)
 2. embed:     one batched embedder call.                                -> E (n, d), unit rows
 3. cluster:   average-linkage agglomerative clustering on cosine distance, cut at 1 - cluster_threshold;
-              clusters whose centroids match the same enrolled voiceprint are merged (anchoring).
+              clusters whose centroids match the same enrolled voiceprint are merged (anchoring). A small
+              cluster (<= transition_windows) lying between two larger ones (closer to each of them than
+              they are to each other) is windows straddling a change of speaker: it is dissolved and its
+              windows join their nearest cluster, so step 4 marks the change overlapped and step 5 settles it.
 4. resegment: every 10 ms speech frame takes the cluster with the highest mean similarity over the
               windows covering it; frames covered by windows of several clusters whose mean similarities
               lie within overlap_margin are marked overlapped and labelled with every speaker among
@@ -72,7 +75,7 @@ class EmbeddedDiarizer:
 
     def __init__(self, vad: Vad, embedder: Embedder, *, window_seconds: float = 1.6, hop_seconds: float = 0.4,
                  cluster_threshold: float = 0.8, verify_threshold: float = 0.8, overlap_margin: float = 0.08,
-                 refine_seconds: float = 0.3, refine_margin: float = 0.02):
+                 refine_seconds: float = 0.3, refine_margin: float = 0.02, transition_windows: int = 4):
         self.vad, self.embedder = vad, embedder
         self.window = int(window_seconds * 16000) // FRAME * FRAME
         self.hop = int(hop_seconds * 16000) // FRAME * FRAME
@@ -81,6 +84,7 @@ class EmbeddedDiarizer:
         self.overlap_margin = overlap_margin
         self.refine_window = int(refine_seconds * 16000) // FRAME * FRAME
         self.refine_margin = refine_margin
+        self.transition_windows = transition_windows
 
     def __call__(self, samples: np.ndarray, voiceprints: list[Voiceprint] = (),
                  speech: np.ndarray | None = None) -> Diarization:
@@ -93,6 +97,7 @@ class EmbeddedDiarizer:
         emb = self.embedder.embed_windows(samples, starts, self.window)
         labels = self.cluster(emb, voiceprints)
         centroids = np.stack([unit(emb[labels == k].mean(0)) for k in range(labels.max() + 1)])
+        labels, centroids = self.dissolve_transitions(emb, labels, centroids)
         frame_label, overlap, members = self.resegment(starts, emb @ centroids.T, labels, speech)
         if self.refine_window and len(centroids) > 1 and overlap.any():
             self.refine(samples, centroids, frame_label, overlap, members)
@@ -172,6 +177,35 @@ class EmbeddedDiarizer:
                 labels[np.isin(labels, ks)] = ks[0]
         _, labels = np.unique(labels, return_inverse=True)
         return labels
+
+    def dissolve_transitions(self, emb: np.ndarray, labels: np.ndarray, centroids: np.ndarray
+                             ) -> tuple[np.ndarray, np.ndarray]:
+        """A small cluster that lies between two larger ones (closer to each than they are to each other)
+        is made of windows straddling a change of speaker, not a voice: its windows join their nearest
+        remaining cluster, so resegmentation marks the stretch overlapped and refinement settles it."""
+        k = len(centroids)
+        if k < 3 or self.transition_windows <= 0:
+            return labels, centroids
+        size = np.bincount(labels, minlength=k)
+        sim = centroids @ centroids.T
+        drop = np.zeros(k, bool)
+        for c in np.argsort(size):
+            if size[c] > self.transition_windows:
+                break
+            big = [a for a in range(k) if a != c and not drop[a] and size[a] > size[c]]
+            for a, b in itertools.combinations(big, 2):
+                if min(sim[c, a], sim[c, b]) > sim[a, b]:
+                    drop[c] = True
+                    break
+        if not drop.any():
+            return labels, centroids
+        kept = np.flatnonzero(~drop)
+        new = np.full(k, -1)
+        new[kept] = np.arange(len(kept))
+        labels = new[labels]
+        moved = labels < 0
+        labels[moved] = (emb[moved] @ centroids[kept].T).argmax(1)
+        return labels, centroids[kept]
 
     def resegment(self, starts: np.ndarray, sims: np.ndarray, labels: np.ndarray, speech: np.ndarray):
         """Per 10 ms frame: best cluster by mean similarity of covering windows; disagreement = overlap."""

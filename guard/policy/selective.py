@@ -61,15 +61,16 @@ class Gated:
 def gate(samples: np.ndarray, d: Diarization, main: Track, settings: PolicySettings) -> Gated:
     """Silence everything but the main speaker's own speech."""
     n = len(samples)
-    solo = main.frames & ~d.overlap
-    gain = np.where(solo, 1.0, 0.0)
-    if settings.overlap == "attenuate":
-        gain = np.where(main.frames & d.overlap, 10 ** (-settings.overlap_attenuation_db / 20), gain)
     others = np.zeros(d.n_frames, bool)
     for t in d.tracks:
         if t is not main:
             others |= t.frames
-    withheld_frames = (others | (d.speech & ~main.frames) | (main.frames & d.overlap))
+    unsure = d.overlap | near(others | d.overlap, settings.guard_band_seconds)
+    solo = main.frames & ~unsure
+    gain = np.where(solo, 1.0, 0.0)
+    if settings.overlap == "attenuate":
+        gain = np.where(main.frames & unsure, 10 ** (-settings.overlap_attenuation_db / 20), gain)
+    withheld_frames = (others | (d.speech & ~main.frames) | (main.frames & unsure))
     g = np.repeat(gain, FRAME)[:n]
     if len(g) < n:
         g = np.pad(g, (0, n - len(g)))
@@ -78,13 +79,17 @@ def gate(samples: np.ndarray, d: Diarization, main: Track, settings: PolicySetti
                  float(solo.sum() * FRAME / 16000))
 
 
-def hangover(d: Diarization, track: Track, seconds: float) -> np.ndarray:
-    """Frames within `seconds` of the track's speech where the VAD heard nobody (speech tails)."""
+def near(frames: np.ndarray, seconds: float) -> np.ndarray:
+    """Frames within `seconds` of any set frame (the set frames included when seconds > 0)."""
     k = round(seconds / FRAME_SECONDS)
     if k <= 0:
-        return np.zeros(d.n_frames, bool)
-    near = np.convolve(track.frames.astype(np.int32), np.ones(2 * k + 1, np.int32), mode="same") > 0
-    return near & ~d.speech
+        return np.zeros(len(frames), bool)
+    return np.convolve(frames.astype(np.int32), np.ones(2 * k + 1, np.int32), mode="same") > 0
+
+
+def hangover(d: Diarization, track: Track, seconds: float) -> np.ndarray:
+    """Frames within `seconds` of the track's speech where the VAD heard nobody (speech tails)."""
+    return near(track.frames, seconds) & ~d.speech
 
 
 def isolate(samples: np.ndarray, d: Diarization, track: Track, hangover_seconds: float) -> np.ndarray:
