@@ -82,15 +82,17 @@ def test_enrollment_print_is_consistent(hearing):
     assert abs(np.linalg.norm(ep.centroid) - 1) < 1e-5
 
 
+def two_voices(a: slice, b: slice, n: int = 100) -> tuple[Diarization, np.ndarray]:
+    """Voice A in frames a, voice B in frames b, nobody else; and n frames of constant signal."""
+    fa, fb = np.zeros(n, bool), np.zeros(n, bool)
+    fa[a], fb[b] = True, True
+    d = Diarization(n, fa | fb, np.zeros(n, bool), [Track("A", fa, np.ones(4)), Track("B", fb, np.ones(4))])
+    return d, np.ones(n * FRAME, np.float32)
+
+
 def test_isolate_keeps_a_silent_hangover_but_never_another_voice():
     n = 100
-    a = np.zeros(n, bool)
-    a[10:40] = True
-    b = np.zeros(n, bool)
-    b[45:80] = True
-    speech = a | b
-    d = Diarization(n, speech, np.zeros(n, bool), [Track("A", a, np.ones(4)), Track("B", b, np.ones(4))])
-    x = np.ones(n * FRAME, np.float32)
+    d, x = two_voices(slice(10, 40), slice(45, 80), n)
     kept = isolate(x, d, d.tracks[0], hangover_seconds=0.1).reshape(n, FRAME).max(axis=1) > 0
     assert kept[10:40].all() and kept[40:45].all() and kept[0:10].all()   # 100 ms of silence each side
     assert not kept[45:].any()                                              # B's frames never
@@ -101,12 +103,7 @@ def test_isolate_keeps_a_silent_hangover_but_never_another_voice():
 
 def test_guard_band_withholds_the_main_speech_next_to_another_voice():
     n = 100
-    a = np.zeros(n, bool)
-    a[10:50] = True
-    b = np.zeros(n, bool)
-    b[50:80] = True
-    d = Diarization(n, a | b, np.zeros(n, bool), [Track("A", a, np.ones(4)), Track("B", b, np.ones(4))])
-    x = np.ones(n * FRAME, np.float32)
+    d, x = two_voices(slice(10, 50), slice(50, 80), n)
 
     def passed(**policy):
         g = gate(x, d, d.tracks[0], PolicySettings(overlap="drop", **policy))
