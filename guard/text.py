@@ -46,10 +46,13 @@ def words(text: str) -> list[str]:
 
 
 def stem(w: str) -> str:
+    """A crude suffix stripper; a final silent "e" goes too, so "castle" and "castles" (or "pirate" and
+    "pirates") meet at one stem."""
     for suf in ("ing", "ed", "es", "s"):
         if len(w) > len(suf) + 2 and w.endswith(suf):
-            return w[: -len(suf)]
-    return w
+            w = w[: -len(suf)]
+            break
+    return w[:-1] if len(w) > 3 and w.endswith("e") else w
 
 
 def content(text: str) -> set[str]:

@@ -35,6 +35,22 @@ def test_spotted_option_counts_in_general_but_not_off_topic_in_selective(cascade
     assert cascade.choose(on_topic, q, OPTIONS, {"blue"}, 0.3).startswith("B.")
 
 
+def test_relevance_also_reads_the_runner_up_hypotheses(cascade):
+    q = "What colour will the kitchen be?"
+    garbled = Transcript("we decided to think of the country",
+                         ["we decided to paint the kitchen", "we decided to think of the country"])
+    assert cascade.choose(garbled, q, OPTIONS, {"blue"}, 0.3).startswith("B.")
+    assert cascade.choose(Transcript(garbled.best), q, OPTIONS, {"blue"}, 0.3).startswith("C.")
+
+
+def test_plural_and_silent_e_share_a_stem():
+    from guard import text
+
+    assert text.content("castles") == text.content("a castle")
+    assert text.content("pirates") == text.content("pirate") and text.content("boxes") == text.content("box")
+    assert text.content("painting") == text.content("painted") == text.content("paint")
+
+
 def test_general_mode_hears_the_mixture_as_well_as_each_voice(cascade, monkeypatch):
     heard = []
 

@@ -12,7 +12,8 @@
   when the recogniser's keyword search detects the option in the audio (it finds words the 1-best
   misses). The best option wins when its support clears `min_support`; otherwise "I don't know".
   Keyword detections include false alarms, so in SELECTIVE mode they count only when what the main
-  speaker said is about the question at all (question-to-transcript cosine >= `spot_min_relevance`):
+  speaker said is about the question at all (question-to-transcript cosine >= `spot_min_relevance`,
+  over the 1-best and the first RELEVANCE_NBEST runner-up hypotheses):
   there a wrong answer to a question about someone else's speech is the error that matters. On the
   mini suite this kept By-Sel at 97.5 % (57.5 % with detections counted unconditionally).
 - Open questions: the transcript window that best answers the question (extractive), searched in
@@ -28,6 +29,8 @@ from guard import text
 from guard.backends.base import Backend, Task
 from guard.hearing.asr import Transcriber, Transcript
 from guard.policy.answer import IDK_TEXT, LETTERS, idk_index
+
+RELEVANCE_NBEST = 3  # runner-up hypotheses also searched for relevance to the question (SELECTIVE mode)
 
 
 class CascadeBackend(Backend):
@@ -87,8 +90,12 @@ class CascadeBackend(Backend):
         emb_w = self.embed(wins)
         emb_o = self.embed([f"{question} {o}" for o in options])
         sims = (emb_o @ emb_w.T).max(axis=1)
-        if spotted and min_relevance > 0 and float((self.embed([question]) @ emb_w.T).max()) < min_relevance:
-            spotted = set()
+        if spotted and min_relevance > 0:
+            # The recogniser garbles: a runner-up hypothesis may be the one that is about the question.
+            alt = [w for h in transcript.nbest[:RELEVANCE_NBEST] for w in self.windows(h)]
+            emb_r = np.concatenate([emb_w, self.embed(alt)]) if alt else emb_w
+            if float((self.embed([question]) @ emb_r.T).max()) < min_relevance:
+                spotted = set()
         out = []
         for o, s in zip(options, sims):
             own = text.content(o) - asked
