@@ -182,8 +182,10 @@ def speed(h: Hearing, clips: str = "", pyannote: bool = True) -> dict:
     from guard.hearing.diarize_pyannote import PyannoteDiarizer
     from guard.layouts import pyannote_pipeline
 
-    tmp = Path(tempfile.mkdtemp())
-    pa = PyannoteDiarizer(str(pyannote_pipeline(tmp / "pyannote")), h.embedder, h.settings.device) if pyannote else None
+    pa = None
+    if pyannote:
+        folder = pyannote_pipeline(Path(tempfile.mkdtemp()) / "pyannote")
+        pa = PyannoteDiarizer(str(folder), h.embedder, h.settings.device)
     out = {"device": h.embedder.device, "torch_threads": torch.get_num_threads(),
            "window_seconds": h.settings.window_seconds, "hop_seconds": h.settings.hop_seconds}
     for seconds in (10, 60):

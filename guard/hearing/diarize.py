@@ -39,8 +39,9 @@ class Track:
 
     label: str
     frames: np.ndarray            # (n_frames,) bool: 10 ms frames where this voice speaks
-    embedding: np.ndarray         # (d,) unit: embedder.embed of this voice's own (non-overlapped) speech,
-    #                               the way enrollment embeds, so it compares with voiceprints
+    # (d,) unit: embedder.embed of this voice's own (non-overlapped) speech, the way enrollment embeds,
+    # so it compares with voiceprints (not the clustering windows' centroid)
+    embedding: np.ndarray
     speech_seconds: float = 0.0
     loudness_dbfs: float = -120.0
     speaker_id: str = ""          # enrolled identity, "" when none matched
