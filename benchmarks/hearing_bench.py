@@ -118,11 +118,13 @@ def der(ref: dict[str, np.ndarray], hyp: list[np.ndarray]) -> tuple[float, float
 
 
 def diarization(h: Hearing, n: int) -> dict:
-    """DER, main-speaker identification, and what the SELECTIVE gate passes, for each overlap policy side
-    by side (attenuate is the default; attenuated overlap counts as passed; the last also withholds the
-    main speaker's speech within 0.1 s of another voice)."""
-    policies = {"attenuate": PolicySettings(), "drop": PolicySettings(overlap="drop"),
-                "drop_guard_0.1s": PolicySettings(overlap="drop", guard_band_seconds=0.1)}
+    """DER, main-speaker identification, and what the SELECTIVE gate passes, for each policy side by side:
+    both overlap policies (attenuated overlap counts as passed; `PolicySettings().overlap` is the default),
+    and drop without its guard band, without pause fill, and without both."""
+    policies = {"attenuate": PolicySettings(overlap="attenuate"), "drop": PolicySettings(overlap="drop"),
+                "drop_no_guard_band": PolicySettings(overlap="drop", guard_band_seconds=0),
+                "drop_no_pause_fill": PolicySettings(overlap="drop", pause_fill_seconds=0),
+                "drop_neither": PolicySettings(overlap="drop", guard_band_seconds=0, pause_fill_seconds=0)}
     out = {}
     for k in (2, 3):
         e_tot = r_tot = 0
@@ -206,7 +208,7 @@ def speed(h: Hearing, clips: str = "", pyannote: bool = True) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--utterances", type=int, default=24)
-    ap.add_argument("--scenes", type=int, default=12)
+    ap.add_argument("--scenes", type=int, default=24)
     ap.add_argument("--out", default="")
     ap.add_argument("--skip", nargs="*", default=[], choices=["verification", "diarization", "speed"])
     ap.add_argument("--device", default="cpu", choices=["cpu", "cuda", "auto"])

@@ -112,6 +112,16 @@ def to_pcm16(samples: np.ndarray) -> bytes:
     return (np.clip(samples, -1, 1) * 32767).astype("<i2").tobytes()
 
 
+def frame_dbfs(samples: np.ndarray, n_frames: int, frame: int = 160, smooth: int = 3) -> np.ndarray:
+    """(n_frames,) level in dBFS of each `frame`-sample frame, power-averaged over `smooth` frames;
+    samples past the end count as silence (-120 floor)."""
+    x = np.zeros(n_frames * frame)
+    m = min(len(x), len(samples))
+    x[:m] = samples[:m]
+    power = np.convolve(np.mean(x.reshape(n_frames, frame) ** 2, axis=1), np.ones(smooth) / smooth, mode="same")
+    return 10 * np.log10(np.maximum(power, 1e-12))
+
+
 def dbfs(samples: np.ndarray) -> float:
     """RMS level in dB relative to full scale; -120 for silence."""
     if samples.size == 0:

@@ -58,6 +58,9 @@ class HearingSettings(_Section):
     refine_seconds: float = Field(0.3, ge=0, description="Short-window length of the second pass over "
                                   "overlap-marked stretches; 0 turns it off.")
     refine_margin: float = Field(0.02, ge=0, description="Margin a short window needs to clear an overlap mark.")
+    reseg_window_seconds: float = Field(1.0, ge=0, description="Window of the finer pass that places speaker "
+                                        "changes (scored against the clusters); 0 = use the clustering windows.")
+    reseg_hop_seconds: float = Field(0.1, gt=0, description="Hop of the finer resegmentation windows.")
     transition_windows: int = Field(4, ge=0, description="Clusters of at most this many windows that lie between "
                                     "two larger ones are speaker changes, not voices, and are dissolved; 0 = off.")
     verify_threshold: dict[str, float] = Field(
@@ -75,9 +78,15 @@ class PolicySettings(_Section):
                                                   "stretches: attenuated (the louder main speech masks the "
                                                   "rest) or dropped.")
     overlap_attenuation_db: float = Field(6.0, ge=0, description="Attenuation of overlap when attenuating.")
-    guard_band_seconds: float = Field(0.0, ge=0, description="The main speaker's speech this close to another "
-                                      "voice or to overlap is treated as overlap by the SELECTIVE gate "
-                                      "(speaker changes are where diarization errs); 0 = none.")
+    guard_band_seconds: float = Field(0.1, ge=0, description="Band around other voices and overlap where the "
+                                      "SELECTIVE gate also checks level (speaker changes are where "
+                                      "diarization errs); 0 = none.")
+    quiet_margin_db: float = Field(4.0, ge=0, description="A main-speaker frame in the guard band more than this "
+                                   "far below the main speaker's median speech level is treated as overlap "
+                                   "(it may be the quieter voice next to it).")
+    pause_fill_seconds: float = Field(0.25, ge=0, description="Pauses (no voice on the VAD) up to this long "
+                                      "between two stretches of the main speaker's own speech pass the "
+                                      "SELECTIVE gate, so sentences are not chopped; 0 = none.")
     hangover_seconds: float = Field(0.2, ge=0, le=1.0, description="Silence (no voice on the VAD) kept "
                                     "around a voice's speech when it is transcribed on its own (GENERAL "
                                     "streams, the ledger, spoken questions), so word tails are not cut; the "

@@ -1,11 +1,9 @@
 #!/usr/bin/env bash
 # Wheels for benchmarks/gpu_check.sh: what the hearing front end, pyannote and SpeechBrain need that the
 # GPU host's image (Python 3.12, CUDA torch, transformers, peft) lacks. Downloaded here into .whl/
-# (git-ignored through .git/info/exclude), carried there. Versions = what scripts/install.sh resolves here.
+# (git-ignored), carried there. Versions = what scripts/install.sh resolves here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-grep -qx '/.whl/' .git/info/exclude 2>/dev/null || echo /.whl/ >> .git/info/exclude
-grep -qx '/.gpu/' .git/info/exclude 2>/dev/null || echo /.gpu/ >> .git/info/exclude
 plat=()
 for p in manylinux_2_34 manylinux_2_31 manylinux_2_28 manylinux_2_27 manylinux_2_24 manylinux_2_17 manylinux2014 \
          manylinux1; do plat+=(--platform "${p}_x86_64"); done

@@ -43,6 +43,18 @@ def test_relevance_also_reads_the_runner_up_hypotheses(cascade):
     assert cascade.choose(Transcript(garbled.best), q, OPTIONS, {"blue"}, 0.3).startswith("C.")
 
 
+def test_runner_up_words_count_in_selective_only_when_on_topic(cascade):
+    q = "On what floor is the new flat?"
+    options = ["I do not have the information to answer the question", "five", "three", "twenty", "eight"]
+    # the main speaker's "buy cheese", misheard as "five g's" in a runner-up: not evidence about a flat
+    off_topic = Transcript("for the party we still need to buy cheese",
+                           ["for the party we still need to five g's"])
+    assert cascade.choose(off_topic, q, options, set(), 0.0).startswith("B.")   # GENERAL: partial credit
+    assert cascade.choose(off_topic, q, options, set(), 0.3).startswith("A.")   # SELECTIVE: off topic
+    on_topic = Transcript("the new flat is on the floor nine", ["the new flat is on the floor five"])
+    assert cascade.choose(on_topic, q, options, set(), 0.3).startswith("B.")
+
+
 def test_plural_and_silent_e_share_a_stem():
     from guard import text
 

@@ -34,3 +34,11 @@ def test_values_are_validated():
 def test_every_field_is_documented():
     rows = describe()
     assert len(rows) > 20 and all(desc for _, _, desc in rows)
+
+
+def test_readme_table_matches_the_settings():
+    from pathlib import Path
+
+    readme = (Path(__file__).parent.parent / "README.md").read_text().splitlines()
+    table = [line for line in readme if line.startswith("| `GUARD_")]
+    assert table == [f"| `{n}` | `{d}` | {desc} |" for n, d, desc in describe()]

@@ -57,6 +57,23 @@ def test_diarization_separates_main_and_bystander(hearing, scene):
         assert track.frames[core].mean() > 0.9, turn
 
 
+def test_finer_resegmentation_places_a_change_of_speaker_closer(hearing):
+    # a reverberant 2-voice scene of the hearing bench where the main speaker's label began 0.4 s early
+    sc = scenes.conversation("ked", ["My favourite dinner is roasted vegetables with a little rice.",
+                                     "I think the museum has a new exhibition about ancient maps.",
+                                     "Let us plan a picnic by the lake if the sun comes out."],
+                             [("rms", ["Please add a dentist appointment for next Thursday afternoon."])],
+                             seed=119, overlap=0.5, rt60=0.3)
+    coarse = Hearing(hearing.vad, hearing.embedder, HearingSettings(reseg_window_seconds=0))
+    misplaced = {}
+    for name, h in (("fine", hearing), ("coarse", coarse)):
+        d = h.hear(sc.samples, [])
+        ref = sc.reference(d.n_frames)
+        main = max(d.tracks, key=lambda t: t.speech_seconds)
+        misplaced[name] = int((main.frames & ref["rms"] & ~ref["ked"] & ~d.overlap).sum())
+    assert misplaced["fine"] < misplaced["coarse"] / 2, misplaced
+
+
 def test_same_input_same_answer(hearing, scene):
     a, b = hearing.hear(scene.samples, []), hearing.hear(scene.samples, [])
     assert [t.speech_seconds for t in a.tracks] == [t.speech_seconds for t in b.tracks]
@@ -101,19 +118,41 @@ def test_isolate_keeps_a_silent_hangover_but_never_another_voice():
     assert (passed[45:80] == 0).all() and (passed[40:45] == 0).all()   # the SELECTIVE gate adds no hangover
 
 
-def test_guard_band_withholds_the_main_speech_next_to_another_voice():
+def test_guard_band_withholds_quiet_main_frames_next_to_another_voice():
     n = 100
     d, x = two_voices(slice(10, 50), slice(50, 80), n)
+    x = x.reshape(n, FRAME)
+    x[40:50] *= 0.3      # A's last 100 ms sound like B (10 dB down): a misplaced change of speaker
+    x[50:80] *= 0.3
+    x[20:25] *= 0.3      # a quiet stretch of A far from B
+    x = x.reshape(-1)
 
     def passed(**policy):
-        g = gate(x, d, d.tracks[0], PolicySettings(overlap="drop", **policy))
-        return g.samples.reshape(n, FRAME).max(axis=1) > 0.99, g.withheld_seconds
+        g = gate(x, d, d.tracks[0], PolicySettings(overlap="drop", pause_fill_seconds=0, **policy))
+        return g.samples.reshape(n, FRAME).max(axis=1) > 0, g.withheld_seconds
 
-    plain, withheld = passed()
+    plain, withheld = passed(guard_band_seconds=0)
     assert plain[10:50].all() and not plain[50:].any()
-    banded, more = passed(guard_band_seconds=0.1)
-    assert banded[10:38].all() and not banded[40:].any()     # the last 100 ms before B are withheld
+    banded, more = passed(guard_band_seconds=0.15, quiet_margin_db=4)
+    assert banded[10:38].all() and not banded[41:].any()   # quiet frames near B withheld, quiet ones far kept
     assert more > withheld
+    lenient, _ = passed(guard_band_seconds=0.15, quiet_margin_db=20)
+    assert lenient[10:50].all()                              # within 20 dB of A's level: all A's
+
+
+def test_pause_fill_passes_short_silences_inside_the_main_speech_only():
+    n = 100
+    fa, fb = np.zeros(n, bool), np.zeros(n, bool)
+    fa[10:30], fa[35:60], fb[70:90] = True, True, True
+    d = Diarization(n, fa | fb, np.zeros(n, bool), [Track("A", fa, np.ones(4)), Track("B", fb, np.ones(4))])
+    x = np.ones(n * FRAME, np.float32)
+
+    def passed(fill):
+        g = gate(x, d, d.tracks[0], PolicySettings(overlap="drop", pause_fill_seconds=fill))
+        return g.samples.reshape(n, FRAME).max(axis=1) > 0
+
+    assert passed(0.1)[30:35].all() and not passed(0.0)[30:35].any()   # a 50 ms pause inside A's speech
+    assert not passed(0.3)[60:].any() and not passed(0.3)[:10].any()    # never the gap up to B, nor the edges
 
 
 def test_foreground_rule_ignores_a_quiet_voice_that_talks_longer():

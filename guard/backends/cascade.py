@@ -11,9 +11,10 @@
   1-best (full credit) or only in the N-best (partial credit, less for lower ranks), plus `spot_weight`
   when the recogniser's keyword search detects the option in the audio (it finds words the 1-best
   misses). The best option wins when its support clears `min_support`; otherwise "I don't know".
-  Keyword detections include false alarms, so in SELECTIVE mode they count only when what the main
-  speaker said is about the question at all (question-to-transcript cosine >= `spot_min_relevance`,
-  over the 1-best and the first RELEVANCE_NBEST runner-up hypotheses):
+  Keyword detections and words found only in runner-up hypotheses include false alarms ("buy cheese"
+  -> "five g's" answered a bystander's "which floor?" with "five"), so in SELECTIVE mode they count only
+  when what the main speaker said is about the question at all (question-to-transcript cosine >=
+  `spot_min_relevance`, over the 1-best and the first RELEVANCE_NBEST runner-up hypotheses):
   there a wrong answer to a question about someone else's speech is the error that matters. On the
   mini suite this kept By-Sel at 97.5 % (57.5 % with detections counted unconditionally).
 - Open questions: the transcript window that best answers the question (extractive), searched in
@@ -90,12 +91,12 @@ class CascadeBackend(Backend):
         emb_w = self.embed(wins)
         emb_o = self.embed([f"{question} {o}" for o in options])
         sims = (emb_o @ emb_w.T).max(axis=1)
-        if spotted and min_relevance > 0:
+        if min_relevance > 0 and (spotted or runner_up):
             # The recogniser garbles: a runner-up hypothesis may be the one that is about the question.
             alt = [w for h in transcript.nbest[:RELEVANCE_NBEST] for w in self.windows(h)]
             emb_r = np.concatenate([emb_w, self.embed(alt)]) if alt else emb_w
             if float((self.embed([question]) @ emb_r.T).max()) < min_relevance:
-                spotted = set()
+                spotted, runner_up = set(), []   # weak evidence ("buy cheese" -> "five g's") needs relevance
         out = []
         for o, s in zip(options, sims):
             own = text.content(o) - asked

@@ -48,7 +48,9 @@ class Hearing:
                                          overlap_margin=settings.overlap_margin,
                                          refine_seconds=settings.refine_seconds,
                                          refine_margin=settings.refine_margin,
-                                         transition_windows=settings.transition_windows)
+                                         transition_windows=settings.transition_windows,
+                                         reseg_window_seconds=settings.reseg_window_seconds,
+                                         reseg_hop_seconds=settings.reseg_hop_seconds)
         self.diarizer = self.embedded
         if settings.diarizer == "pyannote":
             from guard.hearing.diarize_pyannote import PyannoteDiarizer

@@ -9,10 +9,13 @@ Steps (each a small function with stated shapes):
               cluster (<= transition_windows) lying between two larger ones (closer to each of them than
               they are to each other) is windows straddling a change of speaker: it is dissolved and its
               windows join their nearest cluster, so step 4 marks the change overlapped and step 5 settles it.
-4. resegment: every 10 ms speech frame takes the cluster with the highest mean similarity over the
-              windows covering it; frames covered by windows of several clusters whose mean similarities
-              lie within overlap_margin are marked overlapped and labelled with every speaker among
-              those windows (gating treats them as not-only-main).
+4. resegment: a second, finer set of windows (reseg_window every reseg_hop, default 1.0 s every 0.1 s)
+              is scored against the cluster centroids; every 10 ms speech frame takes the cluster with the
+              highest mean similarity over the windows covering it; frames covered by windows of several
+              clusters whose mean similarities lie within overlap_margin are marked overlapped and
+              labelled with every speaker among those windows (gating treats them as not-only-main).
+              Clustering wants long windows (stable voices); placing a change of speaker wants short
+              ones: a 1.6 s window reaching 0.5 s into the next turn still scores as the louder voice.
 5. refine:    overlap-marked stretches get a second look with short (0.3 s) windows; frames whose
               similarities clearly favour one voice (margin >= refine_margin) take that voice.
 6. voices:    each voice's own (non-overlapped) speech is embedded as a whole, level-normalised, the
@@ -76,7 +79,8 @@ class EmbeddedDiarizer:
 
     def __init__(self, vad: Vad, embedder: Embedder, *, window_seconds: float = 1.6, hop_seconds: float = 0.4,
                  cluster_threshold: float = 0.8, verify_threshold: float = 0.8, overlap_margin: float = 0.08,
-                 refine_seconds: float = 0.3, refine_margin: float = 0.02, transition_windows: int = 4):
+                 refine_seconds: float = 0.3, refine_margin: float = 0.02, transition_windows: int = 4,
+                 reseg_window_seconds: float = 1.0, reseg_hop_seconds: float = 0.1):
         self.vad, self.embedder = vad, embedder
         self.window = int(window_seconds * 16000) // FRAME * FRAME
         self.hop = int(hop_seconds * 16000) // FRAME * FRAME
@@ -86,6 +90,8 @@ class EmbeddedDiarizer:
         self.refine_window = int(refine_seconds * 16000) // FRAME * FRAME
         self.refine_margin = refine_margin
         self.transition_windows = transition_windows
+        self.reseg_window = int(reseg_window_seconds * 16000) // FRAME * FRAME
+        self.reseg_hop = max(FRAME, int(reseg_hop_seconds * 16000) // FRAME * FRAME)
 
     def __call__(self, samples: np.ndarray, voiceprints: list[Voiceprint] = (),
                  speech: np.ndarray | None = None) -> Diarization:
@@ -94,12 +100,17 @@ class EmbeddedDiarizer:
         result = Diarization(nf, speech, np.zeros(nf, bool))
         if not speech.any():
             return result
-        starts = self.windows(speech, len(samples))
+        starts = self.windows(speech, self.window, self.hop)
         emb = self.embedder.embed_windows(samples, starts, self.window)
         labels = self.cluster(emb, voiceprints)
         centroids = np.stack([unit(emb[labels == k].mean(0)) for k in range(labels.max() + 1)])
         labels, centroids = self.dissolve_transitions(emb, labels, centroids)
-        frame_label, overlap, members = self.resegment(starts, emb @ centroids.T, labels, speech)
+        if len(centroids) > 1 and self.reseg_window:
+            fine = self.windows(speech, self.reseg_window, self.reseg_hop)
+            sims = self.embedder.embed_windows(samples, fine, self.reseg_window) @ centroids.T
+            frame_label, overlap, members = self.resegment(fine, sims, sims.argmax(1), speech, self.reseg_window)
+        else:
+            frame_label, overlap, members = self.resegment(starts, emb @ centroids.T, labels, speech, self.window)
         if self.refine_window and len(centroids) > 1 and overlap.any():
             self.refine(samples, centroids, frame_label, overlap, members)
         result.overlap = overlap
@@ -146,9 +157,11 @@ class EmbeddedDiarizer:
         members[frames] = False
         members[frames, best[clear]] = True
 
-    def windows(self, speech: np.ndarray, n_samples: int) -> np.ndarray:
-        """Start offsets (samples) of windows at least half speech; one per short speech run."""
-        wf, hf = self.window // FRAME, self.hop // FRAME
+    @staticmethod
+    def windows(speech: np.ndarray, window: int, hop: int) -> np.ndarray:
+        """Start offsets (samples) of `window`-sample windows every `hop` samples that are at least half
+        speech; one per short speech run."""
+        wf, hf = window // FRAME, hop // FRAME
         nf = len(speech)
         csum = np.concatenate([[0], np.cumsum(speech)])
         starts = [s for s in range(0, max(1, nf - wf + 1), hf) if csum[min(s + wf, nf)] - csum[s] >= wf / 2]
@@ -208,10 +221,12 @@ class EmbeddedDiarizer:
         labels[moved] = (emb[moved] @ centroids[kept].T).argmax(1)
         return labels, centroids[kept]
 
-    def resegment(self, starts: np.ndarray, sims: np.ndarray, labels: np.ndarray, speech: np.ndarray):
-        """Per 10 ms frame: best cluster by mean similarity of covering windows; disagreement = overlap."""
+    def resegment(self, starts: np.ndarray, sims: np.ndarray, labels: np.ndarray, speech: np.ndarray,
+                  window: int):
+        """Per 10 ms frame: best cluster by mean similarity of the covering `window`-sample windows
+        (sims (n, k) against the centroids, labels (n,) each window's cluster); disagreement = overlap."""
         nf, k = len(speech), sims.shape[1]
-        wf = self.window // FRAME
+        wf = window // FRAME
         total = np.zeros((nf, k))
         count = np.zeros(nf)
         members = np.zeros((nf, k), bool)
