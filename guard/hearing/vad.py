@@ -47,6 +47,14 @@ def runs(mask: np.ndarray, value: bool = True) -> list[tuple[int, int]]:
     return list(zip(np.flatnonzero(d == 1).tolist(), np.flatnonzero(d == -1).tolist()))
 
 
+def near(frames: np.ndarray, seconds: float) -> np.ndarray:
+    """Frames within `seconds` of any set frame (the set frames included when seconds > 0)."""
+    k = round(seconds / FRAME_SECONDS)
+    if k <= 0:
+        return np.zeros(len(frames), bool)
+    return np.convolve(frames.astype(np.int32), np.ones(2 * k + 1, np.int32), mode="same") > 0
+
+
 class WebrtcVad(Vad):
     """Google WebRTC VAD (webrtcvad-wheels), 30 ms decisions spread over 10 ms frames."""
 

@@ -36,7 +36,7 @@ from guard.audio import frame_dbfs
 from guard.bench.shbench import LETTERS
 from guard.config import PolicySettings
 from guard.hearing import Diarization, Track
-from guard.hearing.vad import FRAME, FRAME_SECONDS, runs
+from guard.hearing.vad import FRAME, FRAME_SECONDS, near, runs
 from guard.proto import guard_pb2 as pb
 
 LOUDNESS_MARGIN_DB = 6.0
@@ -106,12 +106,6 @@ def fill_pauses(frames: np.ndarray, speech: np.ndarray, seconds: float) -> np.nd
     return out
 
 
-def near(frames: np.ndarray, seconds: float) -> np.ndarray:
-    """Frames within `seconds` of any set frame (the set frames included when seconds > 0)."""
-    k = round(seconds / FRAME_SECONDS)
-    if k <= 0:
-        return np.zeros(len(frames), bool)
-    return np.convolve(frames.astype(np.int32), np.ones(2 * k + 1, np.int32), mode="same") > 0
 
 
 def hangover(d: Diarization, track: Track, seconds: float) -> np.ndarray:
