@@ -59,7 +59,8 @@ class HearingSettings(_Section):
                                   "overlap-marked stretches; 0 turns it off.")
     refine_margin: float = Field(0.02, ge=0, description="Margin a short window needs to clear an overlap mark.")
     reseg_window_seconds: float = Field(1.0, ge=0, description="Window of the finer pass that places speaker "
-                                        "changes (scored against the clusters); 0 = use the clustering windows.")
+                                        "changes (run near each change the clustering windows found, scored "
+                                        "against the clusters); 0 = off.")
     reseg_hop_seconds: float = Field(0.1, gt=0, description="Hop of the finer resegmentation windows.")
     transition_windows: int = Field(4, ge=0, description="Clusters of at most this many windows that lie between "
                                     "two larger ones are speaker changes, not voices, and are dissolved; 0 = off.")

@@ -106,8 +106,6 @@ def fill_pauses(frames: np.ndarray, speech: np.ndarray, seconds: float) -> np.nd
     return out
 
 
-
-
 def hangover(d: Diarization, track: Track, seconds: float) -> np.ndarray:
     """Frames within `seconds` of the track's speech where the VAD heard nobody (speech tails)."""
     return near(track.frames, seconds) & ~d.speech
