@@ -16,7 +16,7 @@ and someone else) are dropped, or attenuated by `overlap_attenuation_db`, by con
   bystanders 10 dB down: the misplaced frames are mostly the bystander's syllables just before the main
   speaker starts again). Applying the same level test inside overlap (withholding quiet overlap instead
   of attenuating it) was measured and rejected: the quiet frames there are also the main speaker's
-  decaying last word, often the answer (mini Main-Sel 87.5 -> 72.5).
+  decaying last word, often the answer (mini Main-Sel 82.5 -> 72.5).
 - pause fill: VAD-silent pauses up to `pause_fill_seconds` between two stretches of the main speaker's
   own speech pass (they hold no voice; cutting them chops the main speaker's sentence).
 Nothing else passes: no hangover (measured: a 0.2 s hangover cost a bystander question on a seed-11
