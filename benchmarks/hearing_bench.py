@@ -1,7 +1,7 @@
 """Hearing benchmark: verification (leave-one-voice-out, pitch impostors), diarization on generated
 scenes (DER, bystander leak, main kept), and speed (RTF, beside pyannote's real architecture).
 
-    .venv/bin/python benchmarks/hearing_bench.py [--utterances 24] [--scenes 12] [--out out/hearing.json]
+    .venv/bin/python benchmarks/hearing_bench.py [--utterances 24] [--scenes 24] [--scene-offset 0] [--out out/hearing.json]
         [--skip verification diarization speed] [--device cpu|cuda|auto] [--clips DIR] [--no-pyannote]
 
 --clips keeps the speed clips as WAV files, so a host without the TTS voices (the GPU machine of
@@ -117,12 +117,14 @@ def der(ref: dict[str, np.ndarray], hyp: list[np.ndarray]) -> tuple[float, float
     return err, int(r.sum())
 
 
-def diarization(h: Hearing, n: int) -> dict:
+def diarization(h: Hearing, n: int, offset: int = 0) -> dict:
     """DER, main-speaker identification, and what the SELECTIVE gate passes, for each policy side by side:
     both overlap policies (attenuated overlap counts as passed; `PolicySettings().overlap` is the default),
-    and drop without its guard band, without pause fill, and without both."""
+    drop with the lead-in check (the strictest), and drop without its guard band, without pause fill,
+    and without both. `offset` shifts the scene seeds (another set of scenes for the same figures)."""
     policies = {"attenuate": PolicySettings(overlap="attenuate"), "drop": PolicySettings(overlap="drop"),
                 "drop_no_guard_band": PolicySettings(overlap="drop", guard_band_seconds=0),
+                "drop_lead_in": PolicySettings(overlap="drop", lead_in_seconds=0.3),
                 "drop_no_pause_fill": PolicySettings(overlap="drop", pause_fill_seconds=0),
                 "drop_neither": PolicySettings(overlap="drop", guard_band_seconds=0, pause_fill_seconds=0)}
     out = {}
@@ -133,7 +135,7 @@ def diarization(h: Hearing, n: int) -> dict:
         main_kept = dict.fromkeys(policies, 0.0)
         main_ok = 0
         for i in range(n):
-            sc, main = make_scene(i + 50 * k, k)
+            sc, main = make_scene(i + 50 * k + offset, k)
             d = h.hear(sc.samples, [])
             ref = sc.reference(d.n_frames)
             e, r = der(ref, [t.frames for t in d.tracks])
@@ -209,6 +211,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--utterances", type=int, default=24)
     ap.add_argument("--scenes", type=int, default=24)
+    ap.add_argument("--scene-offset", type=int, default=0, help="shift the scene seeds (300: a second set)")
     ap.add_argument("--out", default="")
     ap.add_argument("--skip", nargs="*", default=[], choices=["verification", "diarization", "speed"])
     ap.add_argument("--device", default="cpu", choices=["cpu", "cuda", "auto"])
@@ -220,7 +223,7 @@ def main() -> None:
     h = Hearing.from_settings(HearingSettings(device=args.device))
     report = {}
     for name, fn in (("verification", lambda: verification(h, args.utterances)),
-                     ("diarization", lambda: diarization(h, args.scenes)),
+                     ("diarization", lambda: diarization(h, args.scenes, args.scene_offset)),
                      ("speed", lambda: speed(h, args.clips, not args.no_pyannote))):
         if name in args.skip:
             continue

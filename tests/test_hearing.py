@@ -140,6 +140,29 @@ def test_guard_band_withholds_quiet_main_frames_next_to_another_voice():
     assert lenient[10:50].all()                              # within 20 dB of A's level: all A's
 
 
+def test_lead_in_withholds_the_quiet_head_of_a_main_stretch_that_follows_another_voice():
+    n = 120
+    d, x = two_voices(slice(60, 110), slice(10, 60), n)     # B speaks, then A (the main speaker)
+    d.tracks[0].frames[0:8] = True                           # and A alone at the start, after silence
+    d.speech[0:8] = True
+    x = x.reshape(n, FRAME)
+    x[10:80] *= 0.3      # B 10 dB down, and B's last 200 ms labelled A: a misplaced change of speaker
+    x[0:3] *= 0.3        # A's own soft onset, with nobody before it
+    x[95:98] *= 0.3      # a quiet moment inside A's turn, far from B
+    x = x.reshape(-1)
+
+    def passed(seconds):
+        g = gate(x, d, d.tracks[0], PolicySettings(overlap="drop", guard_band_seconds=0, pause_fill_seconds=0,
+                                                   lead_in_seconds=seconds))
+        return g.samples.reshape(n, FRAME).max(axis=1) > 0
+
+    off, on = passed(0.0), passed(0.3)
+    assert off[60:110].all() and off[0:8].all()
+    assert not on[60:79].any() and on[81:110].all()   # B's misplaced tail withheld, A's turn kept
+    assert on[0:8].all()                              # a quiet onset after silence is A's own
+    assert not passed(0.1)[60:70].any() and passed(0.1)[71:110].all()   # it looks no further than told
+
+
 def test_pause_fill_passes_short_silences_inside_the_main_speech_only():
     n = 100
     fa, fb = np.zeros(n, bool), np.zeros(n, bool)
