@@ -53,6 +53,8 @@ class HearingSettings(_Section):
     window_seconds: float = Field(1.6, gt=0.2, description="Embedding window for diarization.")
     hop_seconds: float = Field(0.4, gt=0.05, description="Hop between embedding windows.")
     cluster_threshold: float = Field(0.70, ge=-1, le=1, description="Cosine above which windows merge.")
+    level_split_db: float = Field(6.0, ge=0, description="A run of a cluster's windows this far below the "
+                                  "cluster's median level is split off as another voice; 0 = off.")
     overlap_margin: float = Field(0.08, ge=0, description="Frames whose two best voices score within this "
                                   "margin (and both cover them) are marked overlapped.")
     refine_seconds: float = Field(0.3, ge=0, description="Short-window length of the second pass over "

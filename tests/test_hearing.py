@@ -214,3 +214,43 @@ def test_a_cluster_between_two_voices_is_dissolved_but_a_short_voice_is_kept():
     assert len(set(new_labels[23:])) == 1 and new_labels[23] not in new_labels[:23]  # c stays its own voice
     off = EmbeddedDiarizer(None, None, transition_windows=0)
     assert len(off.dissolve_transitions(emb, labels, centroids)[1]) == 4
+
+
+def test_a_long_quiet_run_of_one_cluster_is_split_off_as_a_farther_voice():
+    from guard.hearing.diarize import EmbeddedDiarizer
+
+    d = EmbeddedDiarizer(None, None, window_seconds=1.6, hop_seconds=0.4, level_split_db=6, level_split_windows=4)
+    n = 2000                                           # 20 s of speech frames, windows every 0.4 s
+    speech = np.ones(n, bool)
+    x = np.ones(n * FRAME, np.float32) * 0.1
+    x[800 * FRAME:1300 * FRAME] *= 0.3                 # 5 s, 10 dB down: a bystander merged into the cluster
+    x[1600 * FRAME:1680 * FRAME] *= 0.3                # 0.8 s dip: too short to be a voice of its own
+    starts = d.windows(speech, d.window, d.hop)
+    labels = d.split_by_level(x, speech, starts, np.zeros(len(starts), np.int64))
+    inside = (starts // FRAME >= 800) & (starts // FRAME + d.window // FRAME <= 1300)
+    assert len(set(labels[inside])) == 1 and labels[inside][0] == 1
+    apart = (starts // FRAME + d.window // FRAME <= 800) | (starts // FRAME >= 1300)
+    assert set(labels[apart]) == {0}                   # the loud voice and its short dip stay together
+    mild = x.copy()
+    mild[800 * FRAME:1300 * FRAME] /= 0.3
+    mild[800 * FRAME:1300 * FRAME] *= 0.7              # 3 dB down: the same voice
+    assert set(d.split_by_level(mild, speech, starts, np.zeros(len(starts), np.int64))) == {0}
+
+
+def test_level_split_keeps_a_similar_farther_voice_out_of_the_main_speaker(hearing):
+    # a 3-voice scene of the hearing bench's second set: clustering merged rms's whole turn into awb's
+    sc = scenes.conversation("awb", ["Call the plumber about the leaking pipe under the kitchen sink.",
+                                     "Our neighbours are going on holiday to Portugal next month.",
+                                     "I think the museum has a new exhibition about ancient maps."],
+                             [("kal", ["Let us plan a picnic by the lake if the sun comes out."]),
+                              ("rms", ["I finished reading that long history book about old ships."])],
+                             seed=451, overlap=0.5, rt60=0.3)
+    merged = Hearing(hearing.vad, hearing.embedder, HearingSettings(level_split_db=0))
+    taken = {}
+    for name, h in (("split", hearing), ("merged", merged)):
+        d = h.hear(sc.samples, [])
+        ref = sc.reference(d.n_frames)
+        main = choose_main(d, PolicySettings()).track
+        rms_only = ref["rms"] & ~ref["awb"] & ~ref["kal"]
+        taken[name] = (main.frames & rms_only).sum() / rms_only.sum()
+    assert taken["merged"] > 0.9 and taken["split"] < 0.25, taken

@@ -50,7 +50,8 @@ class Hearing:
                                          refine_margin=settings.refine_margin,
                                          transition_windows=settings.transition_windows,
                                          reseg_window_seconds=settings.reseg_window_seconds,
-                                         reseg_hop_seconds=settings.reseg_hop_seconds)
+                                         reseg_hop_seconds=settings.reseg_hop_seconds,
+                                         level_split_db=settings.level_split_db)
         self.diarizer = self.embedded
         if settings.diarizer == "pyannote":
             from guard.hearing.diarize_pyannote import PyannoteDiarizer

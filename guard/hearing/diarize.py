@@ -9,6 +9,9 @@ Steps (each a small function with stated shapes):
               cluster (<= transition_windows) lying between two larger ones (closer to each of them than
               they are to each other) is windows straddling a change of speaker: it is dissolved and its
               windows join their nearest cluster, so step 4 marks the change overlapped and step 5 settles it.
+              A run of at least level_split_windows consecutive windows of one cluster lying level_split_db
+              or more below the cluster's median level is split off as a voice of its own: two similar
+              voices at different distances (a bystander 10 dB down) can share a cluster.
 4. resegment: every 10 ms speech frame takes the cluster with the highest mean similarity over the
               windows covering it; frames covered by windows of several clusters whose mean similarities
               lie within overlap_margin are marked overlapped and labelled with every speaker among
@@ -81,7 +84,8 @@ class EmbeddedDiarizer:
     def __init__(self, vad: Vad, embedder: Embedder, *, window_seconds: float = 1.6, hop_seconds: float = 0.4,
                  cluster_threshold: float = 0.8, verify_threshold: float = 0.8, overlap_margin: float = 0.08,
                  refine_seconds: float = 0.3, refine_margin: float = 0.02, transition_windows: int = 4,
-                 reseg_window_seconds: float = 1.0, reseg_hop_seconds: float = 0.1):
+                 reseg_window_seconds: float = 1.0, reseg_hop_seconds: float = 0.1, level_split_db: float = 0.0,
+                 level_split_windows: int = 4):
         self.vad, self.embedder = vad, embedder
         self.window = int(window_seconds * 16000) // FRAME * FRAME
         self.hop = int(hop_seconds * 16000) // FRAME * FRAME
@@ -93,6 +97,7 @@ class EmbeddedDiarizer:
         self.transition_windows = transition_windows
         self.reseg_window = int(reseg_window_seconds * 16000) // FRAME * FRAME
         self.reseg_hop = max(FRAME, int(reseg_hop_seconds * 16000) // FRAME * FRAME)
+        self.level_split_db, self.level_split_windows = level_split_db, level_split_windows
 
     def __call__(self, samples: np.ndarray, voiceprints: list[Voiceprint] = (),
                  speech: np.ndarray | None = None) -> Diarization:
@@ -104,6 +109,8 @@ class EmbeddedDiarizer:
         starts = self.windows(speech, self.window, self.hop)
         emb = self.embedder.embed_windows(samples, starts, self.window)
         labels = self.cluster(emb, voiceprints)
+        if self.level_split_db > 0:
+            labels = self.split_by_level(samples, speech, starts, labels)
         centroids = np.stack([unit(emb[labels == k].mean(0)) for k in range(labels.max() + 1)])
         labels, centroids = self.dissolve_transitions(emb, labels, centroids)
         frame_label, overlap, members = self.resegment(starts, emb @ centroids.T, labels, speech, self.window)
@@ -214,6 +221,29 @@ class EmbeddedDiarizer:
             for ks in owner.values():
                 labels[np.isin(labels, ks)] = ks[0]
         _, labels = np.unique(labels, return_inverse=True)
+        return labels
+
+    def split_by_level(self, samples: np.ndarray, speech: np.ndarray, starts: np.ndarray, labels: np.ndarray
+                       ) -> np.ndarray:
+        """A run of at least `level_split_windows` consecutive windows of one cluster whose speech sits
+        `level_split_db` or more below the cluster's median window level is another, farther voice that
+        clustering merged in (two similar voices): it becomes a cluster of its own."""
+        wf = self.window // FRAME
+        x = np.zeros(len(speech) * FRAME)
+        x[:min(len(x), len(samples))] = samples[:len(x)]
+        power = np.where(speech, np.mean(x.reshape(-1, FRAME) ** 2, axis=1), np.nan)
+        with np.errstate(all="ignore"):   # a window with no speech frame gets +inf: never quiet
+            level = np.array([10 * np.log10(np.nanmean(power[s:s + wf]) if speech[s:s + wf].any() else np.inf)
+                              for s in starts // FRAME])
+        labels = labels.copy()
+        for c in np.unique(labels):
+            idx = np.flatnonzero(labels == c)
+            if len(idx) < 2 * self.level_split_windows:
+                continue
+            quiet = level[idx] < np.median(level[idx]) - self.level_split_db
+            for a, b in runs(quiet):
+                if b - a >= self.level_split_windows:
+                    labels[idx[a:b]] = labels.max() + 1
         return labels
 
     def dissolve_transitions(self, emb: np.ndarray, labels: np.ndarray, centroids: np.ndarray
