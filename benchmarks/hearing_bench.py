@@ -1,8 +1,9 @@
 """Hearing benchmark: verification (leave-one-voice-out, pitch impostors), diarization on generated
 scenes (DER, bystander leak, main kept), and speed (RTF, beside pyannote's real architecture).
 
-    .venv/bin/python benchmarks/hearing_bench.py [--utterances 24] [--scenes 24] [--scene-offset 0] [--out out/hearing.json]
-        [--skip verification diarization speed] [--device cpu|cuda|auto] [--clips DIR] [--no-pyannote]
+    .venv/bin/python benchmarks/hearing_bench.py [--utterances 24] [--scenes 24] [--scene-offset 0]
+        [--out out/hearing.json] [--skip verification diarization speed] [--device cpu|cuda|auto]
+        [--clips DIR] [--no-pyannote]
 
 --clips keeps the speed clips as WAV files, so a host without the TTS voices (the GPU machine of
 benchmarks/gpu_check.sh) times the same audio.
@@ -119,10 +120,11 @@ def der(ref: dict[str, np.ndarray], hyp: list[np.ndarray]) -> tuple[float, float
 
 def diarization(h: Hearing, n: int, offset: int = 0) -> dict:
     """DER, main-speaker identification, and what the SELECTIVE gate passes, for each policy side by side:
-    both overlap policies (attenuated overlap counts as passed; `PolicySettings().overlap` is the default),
+    the three overlap policies (attenuated overlap counts as passed; `PolicySettings().overlap` is the default),
     drop with the lead-in check (the strictest), and drop without its guard band, without pause fill,
     and without both. `offset` shifts the scene seeds (another set of scenes for the same figures)."""
-    policies = {"attenuate": PolicySettings(overlap="attenuate"), "drop": PolicySettings(overlap="drop"),
+    policies = {"split": PolicySettings(overlap="split"), "attenuate": PolicySettings(overlap="attenuate"),
+                "drop": PolicySettings(overlap="drop"),
                 "drop_no_guard_band": PolicySettings(overlap="drop", guard_band_seconds=0),
                 "drop_lead_in": PolicySettings(overlap="drop", lead_in_seconds=0.3),
                 "drop_no_pause_fill": PolicySettings(overlap="drop", pause_fill_seconds=0),

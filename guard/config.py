@@ -77,9 +77,10 @@ class HearingSettings(_Section):
 class PolicySettings(_Section):
     gating: bool = Field(True, description="Remove non-main speech before the model hears it. Off is for "
                          "measuring the guard's lift only: SELECTIVE then relies on the prompt alone.")
-    overlap: Literal["attenuate", "drop"] = Field("attenuate", description="Overlapped main+bystander "
-                                                  "stretches: attenuated (the louder main speech masks the "
-                                                  "rest) or dropped.")
+    overlap: Literal["split", "attenuate", "drop"] = Field("split", description="Overlap-marked stretches "
+                                                  "of the main speaker: split (the loud part next to the main "
+                                                  "speaker's own speech passes, the rest is dropped), "
+                                                  "attenuated (both voices alike), or dropped.")
     overlap_attenuation_db: float = Field(6.0, ge=0, description="Attenuation of overlap when attenuating.")
     guard_band_seconds: float = Field(0.1, ge=0, description="Band around other voices and overlap where the "
                                       "SELECTIVE gate also checks level (speaker changes are where "

@@ -163,6 +163,28 @@ def test_lead_in_withholds_the_quiet_head_of_a_main_stretch_that_follows_another
     assert not passed(0.1)[60:70].any() and passed(0.1)[71:110].all()   # it looks no further than told
 
 
+def test_split_overlap_passes_only_the_loud_part_next_to_the_main_speech():
+    n = 150
+    fa, fb, ov = np.zeros(n, bool), np.zeros(n, bool), np.zeros(n, bool)
+    fa[10:60], fb[40:90], ov[40:60] = True, True, True        # A, then B over A's last words, B alone
+    fa[110:140], fb[95:125], ov[110:125] = True, True, True   # B, then A over B's last words, A alone
+    d = Diarization(n, fa | fb, ov, [Track("A", fa, np.ones(4)), Track("B", fb, np.ones(4))])
+    x = np.ones((n, FRAME), np.float32)
+    x[48:90] *= 0.3      # A's last word ends at 48: B alone, 10 dB down, in the rest of the overlap
+    x[95:117] *= 0.3     # B alone until A starts at 117
+    x = x.reshape(-1)
+
+    def passed(overlap):
+        g = gate(x, d, d.tracks[0], PolicySettings(overlap=overlap, guard_band_seconds=0, pause_fill_seconds=0))
+        return g.samples.reshape(n, FRAME).max(axis=1)
+
+    split, drop, att = passed("split"), passed("drop"), passed("attenuate")
+    assert (split[10:47] == 1).all() and not split[49:110].any()     # A's word kept, B's voice not
+    assert not split[110:116].any() and (split[118:140] == 1).all()  # A's onset kept, B's tail not
+    assert not drop[40:60].any() and not drop[110:125].any()
+    assert (att[49:60] > 0).all() and (att[110:116] > 0).all()       # attenuating passes B's voice
+
+
 def test_pause_fill_passes_short_silences_inside_the_main_speech_only():
     n = 100
     fa, fb = np.zeros(n, bool), np.zeros(n, bool)
