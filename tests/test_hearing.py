@@ -183,6 +183,9 @@ def test_split_overlap_passes_only_the_loud_part_next_to_the_main_speech():
     assert not split[110:116].any() and (split[118:140] == 1).all()  # A's onset kept, B's tail not
     assert not drop[40:60].any() and not drop[110:125].any()
     assert (att[49:60] > 0).all() and (att[110:116] > 0).all()       # attenuating passes B's voice
+    withheld = {o: gate(x, d, d.tracks[0], PolicySettings(overlap=o, guard_band_seconds=0)).withheld_seconds
+                for o in ("split", "drop")}
+    assert withheld["split"] < withheld["drop"]                       # what passes is not reported withheld
 
 
 def test_pause_fill_passes_short_silences_inside_the_main_speech_only():

@@ -108,8 +108,10 @@ def gate(samples: np.ndarray, d: Diarization, main: Track, settings: PolicySetti
     if settings.overlap == "attenuate":
         gain = np.where(main.frames & unsure, 10 ** (-settings.overlap_attenuation_db / 20), gain)
     elif settings.overlap == "split":
-        gain = np.where(loud_edges(main.frames & unsure, solo, quiet), 1.0, gain)
-    withheld_frames = (others | (d.speech & ~main.frames) | (main.frames & unsure))
+        edges = loud_edges(main.frames & unsure, solo, quiet)
+        gain[edges] = 1.0
+        solo = solo | edges
+    withheld_frames = others | (d.speech & ~main.frames) | (main.frames & ~solo)
     g = np.repeat(gain, FRAME)[:n]
     if len(g) < n:
         g = np.pad(g, (0, n - len(g)))
@@ -118,35 +120,35 @@ def gate(samples: np.ndarray, d: Diarization, main: Track, settings: PolicySetti
                  float(solo.sum() * FRAME / 16000))
 
 
+def split_point(first: np.ndarray) -> int:
+    """How many leading frames to take: the split that best separates `first` frames (before it) from the
+    others (after it), by the running count of the one minus the other; 0 when none come first."""
+    return int(np.concatenate([[0], np.cumsum(np.where(first, 1, -1))]).argmax())
+
+
 def loud_edges(unsure: np.ndarray, solo: np.ndarray, quiet: np.ndarray) -> np.ndarray:
-    """Of each unsure stretch that touches the main speaker's solo speech, the loud part next to it: the
-    split point that best separates loud frames (next to the solo speech) from quiet ones (away from it)."""
+    """Of each unsure stretch that touches the main speaker's solo speech, the loud part on that side."""
     out = np.zeros(len(unsure), bool)
     for a, b in runs(unsure):
-        if a > 0 and solo[a - 1]:     # the main speaker was talking: a tail that someone else talks over
-            score = np.concatenate([[0], np.cumsum(np.where(quiet[a:b], -1, 1))])
-            out[a:a + int(score.argmax())] = True
-        if b < len(unsure) and solo[b]:   # the main speaker talks on: a head that someone else talked over
-            score = np.concatenate([[0], np.cumsum(np.where(quiet[a:b][::-1], -1, 1))])
-            out[b - int(score.argmax()):b] = True
+        if a > 0 and solo[a - 1]:             # the main speaker's last words, someone else talking over
+            out[a:a + split_point(~quiet[a:b])] = True
+        if b < len(unsure) and solo[b]:       # the main speaker's first words, over someone else's
+            out[b - split_point(~quiet[a:b][::-1]):b] = True
     return out
 
 
 def lead_in(solo: np.ndarray, unsure: np.ndarray, quiet: np.ndarray, seconds: float,
             adjacent_seconds: float) -> np.ndarray:
-    """Quiet lead-ins of the main speaker's solo stretches that start right after another voice: per
-    stretch, the split point within its first `seconds` that best separates quiet frames (before) from
-    loud ones (after); frames before it are returned. A misplaced change of speaker leaves the quieter
-    voice's last syllables at the head of the louder voice's stretch."""
+    """Quiet lead-ins of the main speaker's solo stretches that start right after another voice: the
+    quiet frames before the split point within each stretch's first `seconds`. A misplaced change of
+    speaker leaves the quieter voice's last syllables at the head of the louder voice's stretch."""
     out = np.zeros(len(solo), bool)
     k, gap = round(seconds / FRAME_SECONDS), round(adjacent_seconds / FRAME_SECONDS) + 1
     if k <= 0:
         return out
     for a, b in runs(solo):
-        if a == 0 or not unsure[max(0, a - gap):a].any():
-            continue
-        score = np.concatenate([[0], np.cumsum(np.where(quiet[a:min(b, a + k)], 1, -1))])
-        out[a:a + int(score.argmax())] = True
+        if a > 0 and unsure[max(0, a - gap):a].any():
+            out[a:a + split_point(quiet[a:min(b, a + k)])] = True
     return out
 
 
