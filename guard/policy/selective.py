@@ -111,7 +111,7 @@ def gate(samples: np.ndarray, d: Diarization, main: Track, settings: PolicySetti
         edges = loud_edges(main.frames & unsure, solo, quiet)
         gain[edges] = 1.0
         solo = solo | edges
-    withheld_frames = others | (d.speech & ~main.frames) | (main.frames & ~solo)
+    withheld_frames = d.speech & (gain < 1)   # speech removed or attenuated
     g = np.repeat(gain, FRAME)[:n]
     if len(g) < n:
         g = np.pad(g, (0, n - len(g)))
