@@ -24,6 +24,19 @@ def test_spot_finds_a_spoken_option_and_skips_unknown_words(cascade):
     assert cascade.asr.spot(np.zeros(16000, np.float32), ["blue"]) == set()
 
 
+def test_a_transcript_does_not_depend_on_what_was_heard_before():
+    from guard.hearing.asr import Transcriber
+
+    asr = Transcriber(cache_size=0)   # no cache: every call decodes
+    clips = [scenes.conversation(v, [line], [], seed=i).samples for i, (v, line) in enumerate([
+        ("slt", "Our holiday starts in November this year."),
+        ("awb", "From now on I travel to work by car."),
+        ("rms", "The new puppy is called Rosie and she loves the garden.")])]
+    first = [asr(c) for c in clips]
+    again = [asr(c) for c in reversed(clips)][::-1]
+    assert [(t.best, t.nbest) for t in first] == [(t.best, t.nbest) for t in again]
+
+
 def test_spotted_option_counts_in_general_but_not_off_topic_in_selective(cascade):
     off_topic = Transcript("i usually take the early train to work on monday mornings")
     q = "What colour will the kitchen be?"

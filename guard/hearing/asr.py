@@ -83,6 +83,7 @@ class Transcriber:
             f.flush()
             d.add_kws("spot", f.name)
         d.activate_search("spot")
+        d.start_stream()
         d.start_utt()
         d.process_raw(_pcm(_trim_silence(audio)), full_utt=True)
         d.end_utt()
@@ -91,6 +92,7 @@ class Transcriber:
 
     def _decode(self, audio: np.ndarray) -> Transcript:
         d = self._decoder()
+        d.start_stream()   # fresh noise statistics: the transcript must not depend on earlier audio
         d.start_utt()
         d.process_raw(_pcm(audio), full_utt=True)
         d.end_utt()
