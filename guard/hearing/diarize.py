@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.cluster.hierarchy import fcluster, linkage
 
-from guard.audio import dbfs
+from guard.audio import dbfs, frame_dbfs
 from guard.hearing.embed import Embedder, unit
 from guard.hearing.vad import FRAME, Vad, near, runs
 from guard.store.base import Voiceprint
@@ -229,9 +229,7 @@ class EmbeddedDiarizer:
         `level_split_db` or more below the cluster's median window level is another, farther voice that
         clustering merged in (two similar voices): it becomes a cluster of its own."""
         wf = self.window // FRAME
-        x = np.zeros(len(speech) * FRAME)
-        x[:min(len(x), len(samples))] = samples[:len(x)]
-        power = np.where(speech, np.mean(x.reshape(-1, FRAME) ** 2, axis=1), np.nan)
+        power = np.where(speech, 10 ** (frame_dbfs(samples, len(speech), FRAME, smooth=1) / 10), np.nan)
         with np.errstate(all="ignore"):   # a window with no speech frame gets +inf: never quiet
             level = np.array([10 * np.log10(np.nanmean(power[s:s + wf]) if speech[s:s + wf].any() else np.inf)
                               for s in starts // FRAME])
