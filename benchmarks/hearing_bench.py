@@ -30,6 +30,8 @@ from guard.hearing.calibrate import det, speech_only, trials
 from guard.hearing.embed import unit
 from guard.hearing.vad import FRAME
 from guard.policy.selective import choose_main, gate
+from guard.proto import guard_pb2 as pb
+from guard.store.base import Voiceprint
 
 # esp_gb is left out: espeak-ng's en-us and en-gb are one synthetic "person" (cosine 0.89 to each other).
 VOICES = ["awb", "rms", "slt", "kal", "ked", "esp_us"]
@@ -118,24 +120,45 @@ def der(ref: dict[str, np.ndarray], hyp: list[np.ndarray]) -> tuple[float, float
     return err, int(r.sum())
 
 
+ENROLL_LINES = ["Please turn on the radio in the kitchen.", "What time does the pharmacy open tomorrow?",
+                "Add washing up liquid to my shopping list."]
+
+
+def voiceprint(h: Hearing, voice: str) -> Voiceprint:
+    """The voice enrolled as `guard enroll` does it: three clean clips at -20 dBFS, lines no scene uses."""
+    ep = h.enrollment_print([scenes.level(scenes.tts(voice, line), -20.0) for line in ENROLL_LINES])
+    return Voiceprint("bench", voice, voice, h.settings.embedder, ep.centroid, ep.clips, ep.net_speech_seconds,
+                      0.0, ep.f0_hz)
+
+
 def diarization(h: Hearing, n: int, offset: int = 0) -> dict:
     """DER, main-speaker identification, and what the SELECTIVE gate passes, for each policy side by side:
-    the three overlap policies (attenuated overlap counts as passed; `PolicySettings().overlap` is the default),
-    drop with the lead-in check (the strictest), and drop without its guard band, without pause fill,
-    and without both. `offset` shifts the scene seeds (another set of scenes for the same figures)."""
-    policies = {"split": PolicySettings(overlap="split"), "attenuate": PolicySettings(overlap="attenuate"),
-                "drop": PolicySettings(overlap="drop"),
-                "drop_no_guard_band": PolicySettings(overlap="drop", guard_band_seconds=0),
+    the default (split overlap with the 0.3 s lead-in check), split without the lead-in and with a 0.6 s
+    one, attenuate and drop (attenuated overlap counts as passed), drop with the lead-in, and drop without
+    its guard band, without pause fill, and without both. `offset` shifts the scene seeds (another set of
+    scenes for the same figures). The `enrolled` rows hear the same scenes with the main speaker enrolled (the household's owner; the
+    bystanders are guests), gated by the default policy: the production setting."""
+    off = {"lead_in_seconds": 0.0}
+    policies = {"split_lead_in": PolicySettings(overlap="split", lead_in_seconds=0.3),   # the default
+                "split": PolicySettings(overlap="split", **off),
+                "split_lead_in_0.6": PolicySettings(overlap="split", lead_in_seconds=0.6),
+                "attenuate": PolicySettings(overlap="attenuate", **off),
+                "drop": PolicySettings(overlap="drop", **off),
                 "drop_lead_in": PolicySettings(overlap="drop", lead_in_seconds=0.3),
-                "drop_no_pause_fill": PolicySettings(overlap="drop", pause_fill_seconds=0),
-                "drop_neither": PolicySettings(overlap="drop", guard_band_seconds=0, pause_fill_seconds=0)}
+                "drop_no_guard_band": PolicySettings(overlap="drop", guard_band_seconds=0, **off),
+                "drop_no_pause_fill": PolicySettings(overlap="drop", pause_fill_seconds=0, **off),
+                "drop_neither": PolicySettings(overlap="drop", guard_band_seconds=0, pause_fill_seconds=0, **off)}
+    assert policies["split_lead_in"] == PolicySettings(), "the first row is the default policy"
     out = {}
+    voiceprints: dict[str, Voiceprint] = {}
     for k in (2, 3):
         e_tot = r_tot = 0
         by_s = main_s = 0.0
         by_leak = dict.fromkeys(policies, 0.0)
         main_kept = dict.fromkeys(policies, 0.0)
-        main_ok = 0
+        main_ok = enrolled_ok = by_voice = 0
+        enrolled = {"bystander": 0.0, "main": 0.0}
+        e_enr = 0
         for i in range(n):
             sc, main = make_scene(i + 50 * k + offset, k)
             d = h.hear(sc.samples, [])
@@ -149,18 +172,36 @@ def diarization(h: Hearing, n: int, offset: int = 0) -> dict:
             by_s += by_only.sum() / 100
             main_s += main_only.sum() / 100
             for name, policy in policies.items():
-                g = gate(sc.samples, d, choice.track, policy)
-                passed = np.abs(g.samples.reshape(-1)[: d.n_frames * FRAME // FRAME * FRAME]) > 0
-                pf = np.array([passed[j * FRAME:(j + 1) * FRAME].any() for j in range(d.n_frames)])
+                pf = passed_frames(gate(sc.samples, d, choice.track, policy).samples, d.n_frames)
                 by_leak[name] += (by_only & pf).sum() / 100
                 main_kept[name] += (main_only & pf).sum() / 100
             mf = choice.track.frames
             main_ok += int((mf & ref[main]).sum() > (mf & others).sum())
+            de = h.hear(sc.samples, [voiceprints.setdefault(main, voiceprint(h, main))])
+            e_enr += der(ref, [t.frames for t in de.tracks])[0]
+            ce = choose_main(de, PolicySettings())
+            mf = ce.track.frames
+            enrolled_ok += int((mf & ref[main]).sum() > (mf & others).sum())
+            by_voice += int(ce.rule == pb.ENROLLED and ce.track.speaker_id == main)
+            pf = passed_frames(gate(sc.samples, de, ce.track, PolicySettings()).samples, de.n_frames)
+            enrolled["bystander"] += (by_only & pf).sum() / 100
+            enrolled["main"] += (main_only & pf).sum() / 100
         out[f"{k}_speakers"] = {"scenes": n, "DER": e_tot / r_tot, "bystander_seconds": by_s, "main_seconds": main_s,
                                 "main_identified": main_ok / n,
                                 **{f"bystander_leak_share_{p}": by_leak[p] / by_s for p in policies},
-                                **{f"main_kept_share_{p}": main_kept[p] / main_s for p in policies}}
+                                **{f"main_kept_share_{p}": main_kept[p] / main_s for p in policies},
+                                "enrolled_DER": e_enr / r_tot, "enrolled_main_identified": enrolled_ok / n,
+                                "enrolled_main_verified": by_voice / n,
+                                "enrolled_bystander_leak_share": enrolled["bystander"] / by_s,
+                                "enrolled_main_kept_share": enrolled["main"] / main_s}
     return out
+
+
+def passed_frames(gated: np.ndarray, n_frames: int) -> np.ndarray:
+    """(n_frames,) bool: 10 ms frames of which any sample reached the model."""
+    nz = np.abs(gated[: n_frames * FRAME]) > 0
+    nz = np.pad(nz, (0, n_frames * FRAME - len(nz)))
+    return nz.reshape(n_frames, FRAME).any(axis=1)
 
 
 def speed_clip(seconds: int, clips: str) -> np.ndarray:

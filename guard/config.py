@@ -88,11 +88,10 @@ class PolicySettings(_Section):
     quiet_margin_db: float = Field(4.0, ge=0, description="A main-speaker frame in the guard band more than this "
                                    "far below the main speaker's median speech level is treated as overlap "
                                    "(it may be the quieter voice next to it).")
-    lead_in_seconds: float = Field(0.0, ge=0, description="After another voice, the first this-many seconds "
+    lead_in_seconds: float = Field(0.3, ge=0, description="After another voice, the first this-many seconds "
                                    "of the main speaker's stretch are checked for a quiet lead-in (the other "
                                    "voice's last syllables, which diarization hands to the louder voice), "
-                                   "treated as overlap; 0 = off. 0.3 with `overlap: drop` is the strictest "
-                                   "setting measured (it also takes soft first words).")
+                                   "treated as overlap; 0 = off (it also takes some soft first words).")
     pause_fill_seconds: float = Field(0.25, ge=0, description="Pauses (no voice on the VAD) up to this long "
                                       "between two stretches of the main speaker's own speech pass the "
                                       "SELECTIVE gate, so sentences are not chopped; 0 = none.")
