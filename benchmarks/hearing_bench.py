@@ -133,22 +133,23 @@ def voiceprint(h: Hearing, voice: str) -> Voiceprint:
 
 def diarization(h: Hearing, n: int, offset: int = 0) -> dict:
     """DER, main-speaker identification, and what the SELECTIVE gate passes, for each policy side by side:
-    the default (split overlap with the 0.3 s lead-in check), split without the lead-in and with a 0.6 s
-    one, attenuate and drop (attenuated overlap counts as passed), drop with the lead-in, and drop without
-    its guard band, without pause fill, and without both. `offset` shifts the scene seeds (another set of
+    the default (split overlap, the 0.3 s lead-in check, the 0.2 s silent hangover), split with the
+    lead-in and no hangover, without either, and with a 0.6 s lead-in; attenuate and drop (attenuated
+    overlap counts as passed), drop with the lead-in, and drop without its guard band, without pause
+    fill, and without both (these last rows without lead-in or hangover). `offset` shifts the scene seeds (another set of
     scenes for the same figures). The `enrolled` rows hear the same scenes with the main speaker enrolled (the household's owner; the
     bystanders are guests), gated by the default policy: the production setting."""
-    off = {"lead_in_seconds": 0.0}
-    policies = {"split_lead_in": PolicySettings(overlap="split", lead_in_seconds=0.3),   # the default
+    off = {"lead_in_seconds": 0.0, "gate_hangover_seconds": 0.0}
+    policies = {"default": PolicySettings(),   # split overlap, 0.3 s lead-in check, 0.2 s silent hangover
+                "split_lead_in": PolicySettings(overlap="split", lead_in_seconds=0.3, gate_hangover_seconds=0.0),
                 "split": PolicySettings(overlap="split", **off),
-                "split_lead_in_0.6": PolicySettings(overlap="split", lead_in_seconds=0.6),
+                "split_lead_in_0.6": PolicySettings(overlap="split", lead_in_seconds=0.6, gate_hangover_seconds=0.0),
                 "attenuate": PolicySettings(overlap="attenuate", **off),
                 "drop": PolicySettings(overlap="drop", **off),
-                "drop_lead_in": PolicySettings(overlap="drop", lead_in_seconds=0.3),
+                "drop_lead_in": PolicySettings(overlap="drop", lead_in_seconds=0.3, gate_hangover_seconds=0.0),
                 "drop_no_guard_band": PolicySettings(overlap="drop", guard_band_seconds=0, **off),
                 "drop_no_pause_fill": PolicySettings(overlap="drop", pause_fill_seconds=0, **off),
                 "drop_neither": PolicySettings(overlap="drop", guard_band_seconds=0, pause_fill_seconds=0, **off)}
-    assert policies["split_lead_in"] == PolicySettings(), "the first row is the default policy"
     out = {}
     voiceprints: dict[str, Voiceprint] = {}
     for k in (2, 3):

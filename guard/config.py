@@ -98,7 +98,11 @@ class PolicySettings(_Section):
     hangover_seconds: float = Field(0.2, ge=0, le=1.0, description="Silence (no voice on the VAD) kept "
                                     "around a voice's speech when it is transcribed on its own (GENERAL "
                                     "streams, the ledger, spoken questions), so word tails are not cut; the "
-                                    "SELECTIVE gate never adds it; 0 = none.")
+                                    "SELECTIVE gate has its own (gate_hangover_seconds); 0 = none.")
+    gate_hangover_seconds: float = Field(0.2, ge=0, le=1.0, description="Silence (no voice on the VAD) "
+                                         "the SELECTIVE gate passes after and before the main speaker's "
+                                         "passed speech, never within the guard band of another voice or "
+                                         "overlap; 0 = none.")
     secret_retention_seconds: float = Field(7 * 86400, gt=0, description="Longest a ledger entry is kept "
                                             "(it is also erased when its session closes or expires).")
     disclosure_margin: float = Field(0.02, ge=0, description="Extra cosine above the verify threshold a voice "

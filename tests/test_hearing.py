@@ -126,6 +126,19 @@ def test_isolate_keeps_a_silent_hangover_but_never_another_voice():
     assert (passed[45:80] == 0).all() and (passed[40:45] == 0).all()   # the SELECTIVE gate adds no hangover
 
 
+def test_gate_hangover_passes_silent_word_tails_but_not_near_another_voice():
+    n = 100
+    d, x = two_voices(slice(10, 40), slice(55, 80), n)      # A (main), silence, then B
+    x = x.copy()
+    x[40 * FRAME:55 * FRAME] *= 0.01                         # a tail under the VAD's threshold
+    policy = PolicySettings(gate_hangover_seconds=0.1, guard_band_seconds=0.1)
+    passed = gate(x, d, d.tracks[0], policy).samples.reshape(n, FRAME).max(axis=1) > 0
+    assert passed[0:45].all()                    # 100 ms before and after A's speech (after: up to the band)
+    assert not passed[45:].any()                 # never within the band of B, never B itself
+    off = gate(x, d, d.tracks[0], PolicySettings(gate_hangover_seconds=0, guard_band_seconds=0.1))
+    assert not (off.samples.reshape(n, FRAME).max(axis=1)[40:45] > 0).any()   # 0: none
+
+
 def test_guard_band_withholds_quiet_main_frames_next_to_another_voice():
     n = 100
     d, x = two_voices(slice(10, 50), slice(50, 80), n)
@@ -204,7 +217,7 @@ def test_pause_fill_passes_short_silences_inside_the_main_speech_only():
     x = np.ones(n * FRAME, np.float32)
 
     def passed(fill):
-        g = gate(x, d, d.tracks[0], PolicySettings(overlap="drop", pause_fill_seconds=fill))
+        g = gate(x, d, d.tracks[0], PolicySettings(overlap="drop", pause_fill_seconds=fill, gate_hangover_seconds=0))
         return g.samples.reshape(n, FRAME).max(axis=1) > 0
 
     assert passed(0.1)[30:35].all() and not passed(0.0)[30:35].any()   # a 50 ms pause inside A's speech
