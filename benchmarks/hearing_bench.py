@@ -133,12 +133,13 @@ def voiceprint(h: Hearing, voice: str) -> Voiceprint:
 
 def diarization(h: Hearing, n: int, offset: int = 0) -> dict:
     """DER, main-speaker identification, and what the SELECTIVE gate passes, for each policy side by side:
-    the default (split overlap, the 0.3 s lead-in check, the 0.2 s silent hangover), split with the
-    lead-in and no hangover, without either, and with a 0.6 s lead-in; attenuate and drop (attenuated
-    overlap counts as passed), drop with the lead-in, and drop without its guard band, without pause
-    fill, and without both (these last rows without lead-in or hangover). `offset` shifts the scene seeds (another set of
-    scenes for the same figures). The `enrolled` rows hear the same scenes with the main speaker enrolled (the household's owner; the
-    bystanders are guests), gated by the default policy: the production setting."""
+    the default (split overlap, the 0.3 s lead-in check, the 0.2 s silent hangover); split with the
+    lead-in and no hangover, with neither, and with a 0.6 s lead-in; attenuate and drop (attenuated
+    overlap counts as passed); drop with the lead-in; drop without its guard band, without pause fill,
+    and without both (the drop and attenuate rows have neither lead-in nor hangover). `offset` shifts the
+    scene seeds (another set of scenes for the same figures). The `enrolled` rows hear the same scenes
+    with the main speaker enrolled (the household's owner; the bystanders are guests), gated by the
+    default policy: the production setting."""
     off = {"lead_in_seconds": 0.0, "gate_hangover_seconds": 0.0}
     policies = {"default": PolicySettings(),   # split overlap, 0.3 s lead-in check, 0.2 s silent hangover
                 "split_lead_in": PolicySettings(overlap="split", lead_in_seconds=0.3, gate_hangover_seconds=0.0),

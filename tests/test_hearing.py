@@ -123,7 +123,7 @@ def test_isolate_keeps_a_silent_hangover_but_never_another_voice():
     assert not kept[45:].any()                                              # B's frames never
     assert not (isolate(x, d, d.tracks[0], 0.0).reshape(n, FRAME).max(axis=1) > 0)[40:45].any()
     passed = gate(x, d, d.tracks[0], PolicySettings(hangover_seconds=0.1)).samples.reshape(n, FRAME).max(axis=1)
-    assert (passed[45:80] == 0).all() and (passed[40:45] == 0).all()   # the SELECTIVE gate adds no hangover
+    assert (passed[45:80] == 0).all() and (passed[40:45] == 0).all()   # the gate's hangover stops at B's band
 
 
 def test_gate_hangover_passes_silent_word_tails_but_not_near_another_voice():

@@ -117,8 +117,8 @@ def gate(samples: np.ndarray, d: Diarization, main: Track, settings: PolicySetti
         gain[edges] = 1.0
         solo = solo | edges
     if settings.gate_hangover_seconds > 0:   # word tails under the VAD's threshold, away from other voices
-        tail = near(gain > 0, settings.gate_hangover_seconds) & ~d.speech & ~near(unsure, settings.guard_band_seconds)
-        gain = np.where(tail, np.maximum(gain, 1.0), gain)
+        gain[near(gain > 0, settings.gate_hangover_seconds) & ~d.speech
+             & ~near(unsure, settings.guard_band_seconds)] = 1.0
     withheld_frames = d.speech & (gain < 1)   # speech removed or attenuated
     g = np.repeat(gain, FRAME)[:n]
     if len(g) < n:
