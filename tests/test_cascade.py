@@ -68,6 +68,18 @@ def test_runner_up_words_count_in_selective_only_when_on_topic(cascade):
     assert cascade.choose(on_topic, q, options, set(), 0.3).startswith("B.")
 
 
+def test_part_of_an_option_counts_in_selective_only_when_on_topic(cascade):
+    q = "At what time does the plumber arrive?"
+    options = ["two o'clock", "four o'clock", "I do not have the information to answer the question",
+               "six o'clock", "eleven o'clock"]
+    # the main speaker's "floor fifteen", heard as "four fifteen": one word of "four o'clock"
+    off_topic = Transcript("we moved to four fifteen of the building we decided to paint the kitchen grey")
+    assert cascade.choose(off_topic, q, options, set(), 0.0).startswith("B.")   # GENERAL: half the option
+    assert cascade.choose(off_topic, q, options, set(), 0.3).startswith("C.")   # SELECTIVE: off topic
+    on_topic = Transcript("tomorrow the plumber comes at four in the afternoon")
+    assert cascade.choose(on_topic, q, options, set(), 0.3).startswith("B.")
+
+
 def test_plural_and_silent_e_share_a_stem():
     from guard import text
 

@@ -16,7 +16,9 @@
   when what the main speaker said is about the question at all (question-to-transcript cosine >=
   `spot_min_relevance`, over the 1-best and the first RELEVANCE_NBEST runner-up hypotheses):
   there a wrong answer to a question about someone else's speech is the error that matters. On the
-  mini suite this kept By-Sel at 97.5 % (57.5 % with detections counted unconditionally).
+  mini suite this kept By-Sel at 97.5 % (57.5 % with detections counted unconditionally). A partial
+  match (some, not all, of a multi-word option's words in the 1-best) is weak evidence too: "floor
+  fifteen", heard as "four fifteen", answered a bystander's plumber question with "four o'clock".
 - Open questions: the transcript window that best answers the question (extractive), searched in
   what was heard and in the session memory the requester may hear (Task.context); with no window close
   enough, the closest memory line.
@@ -91,15 +93,19 @@ class CascadeBackend(Backend):
         emb_w = self.embed(wins)
         emb_o = self.embed([f"{question} {o}" for o in options])
         sims = (emb_o @ emb_w.T).max(axis=1)
-        if min_relevance > 0 and (spotted or runner_up):
+        weak_ok = True   # weak evidence counts
+        if min_relevance > 0:
             # The recogniser garbles: a runner-up hypothesis may be the one that is about the question.
             alt = [w for h in transcript.nbest[:RELEVANCE_NBEST] for w in self.windows(h)]
             emb_r = np.concatenate([emb_w, self.embed(alt)]) if alt else emb_w
-            if float((self.embed([question]) @ emb_r.T).max()) < min_relevance:
-                spotted, runner_up = set(), []   # weak evidence ("buy cheese" -> "five g's") needs relevance
+            weak_ok = float((self.embed([question]) @ emb_r.T).max()) >= min_relevance
+        if not weak_ok:   # weak evidence ("buy cheese" -> "five g's") needs relevance
+            spotted, runner_up = set(), []
         out = []
         for o, s in zip(options, sims):
             own = text.content(o) - asked
+            if not weak_ok and 0 < len(own & heard) < len(own):
+                own = set()   # part of an option heard ("floor fifteen" -> "four fifteen" for "four o'clock")
             lexical = 0.0
             for w in own:
                 if w in heard:
