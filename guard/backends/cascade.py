@@ -93,8 +93,9 @@ class CascadeBackend(Backend):
         emb_w = self.embed(wins)
         emb_o = self.embed([f"{question} {o}" for o in options])
         sims = (emb_o @ emb_w.T).max(axis=1)
+        partial = any(0 < len(own & heard) < len(own) for own in (text.content(o) - asked for o in options))
         weak_ok = True   # weak evidence counts
-        if min_relevance > 0:
+        if min_relevance > 0 and (spotted or runner_up or partial):
             # The recogniser garbles: a runner-up hypothesis may be the one that is about the question.
             alt = [w for h in transcript.nbest[:RELEVANCE_NBEST] for w in self.windows(h)]
             emb_r = np.concatenate([emb_w, self.embed(alt)]) if alt else emb_w
