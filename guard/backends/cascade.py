@@ -93,9 +93,10 @@ class CascadeBackend(Backend):
         emb_w = self.embed(wins)
         emb_o = self.embed([f"{question} {o}" for o in options])
         sims = (emb_o @ emb_w.T).max(axis=1)
-        partial = any(0 < len(own & heard) < len(own) for own in (text.content(o) - asked for o in options))
+        owns = [text.content(o) - asked for o in options]
+        partial = [0 < len(own & heard) < len(own) for own in owns]   # some, not all, of an option heard
         weak_ok = True   # weak evidence counts
-        if min_relevance > 0 and (spotted or runner_up or partial):
+        if min_relevance > 0 and (spotted or runner_up or any(partial)):
             # The recogniser garbles: a runner-up hypothesis may be the one that is about the question.
             alt = [w for h in transcript.nbest[:RELEVANCE_NBEST] for w in self.windows(h)]
             emb_r = np.concatenate([emb_w, self.embed(alt)]) if alt else emb_w
@@ -103,9 +104,8 @@ class CascadeBackend(Backend):
         if not weak_ok:   # weak evidence ("buy cheese" -> "five g's") needs relevance
             spotted, runner_up = set(), []
         out = []
-        for o, s in zip(options, sims):
-            own = text.content(o) - asked
-            if not weak_ok and 0 < len(own & heard) < len(own):
+        for o, s, own, part in zip(options, sims, owns, partial):
+            if part and not weak_ok:
                 own = set()   # part of an option heard ("floor fifteen" -> "four fifteen" for "four o'clock")
             lexical = 0.0
             for w in own:
