@@ -13,12 +13,14 @@
   misses). The best option wins when its support clears `min_support`; otherwise "I don't know".
   Keyword detections and words found only in runner-up hypotheses include false alarms ("buy cheese"
   -> "five g's" answered a bystander's "which floor?" with "five"), so in SELECTIVE mode they count only
-  when what the main speaker said is about the question at all (question-to-transcript cosine >=
-  `spot_min_relevance`, over the 1-best and the first RELEVANCE_NBEST runner-up hypotheses):
-  there a wrong answer to a question about someone else's speech is the error that matters. On the
-  mini suite this kept By-Sel at 97.5 % (57.5 % with detections counted unconditionally). A partial
-  match (some, not all, of a multi-word option's words in the 1-best) is weak evidence too: "floor
-  fifteen", heard as "four fifteen", answered a bystander's plumber question with "four o'clock".
+  when what the main speaker said is about the question (cosine >= `spot_min_relevance`): there a wrong
+  answer to a question about someone else's speech is the error that matters. A keyword detection is
+  judged by the words heard around it (within LOCAL_SECONDS): a true detection sits in the sentence
+  about the question, a false alarm anywhere (decision 59: over four suites no bystander detection's
+  surroundings reached 0.27, while the whole transcript's best window let two through). Runner-up
+  words and partial matches (some, not all, of a multi-word option's words in the 1-best: "floor
+  fifteen", heard as "four fifteen", answered a bystander's plumber question with "four o'clock") have
+  no times: they are judged by the whole transcript (its 1-best and first RELEVANCE_NBEST runner-ups).
 - Open questions: the transcript window that best answers the question (extractive), searched in
   what was heard and in the session memory the requester may hear (Task.context); with no window close
   enough, the closest memory line.
@@ -34,6 +36,7 @@ from guard.hearing.asr import Transcriber, Transcript
 from guard.policy.answer import IDK_TEXT, LETTERS, idk_index
 
 RELEVANCE_NBEST = 3  # runner-up hypotheses also searched for relevance to the question (SELECTIVE mode)
+LOCAL_SECONDS = 2.0  # a keyword detection is judged by the 1-best words this close to it (SELECTIVE mode)
 
 
 class CascadeBackend(Backend):
@@ -61,29 +64,40 @@ class CascadeBackend(Backend):
 
     def generate(self, audio: np.ndarray, task: Task) -> str:
         transcript = Transcript("")
-        heard: list[np.ndarray] = []
+        heard: list[tuple[np.ndarray, Transcript]] = []
         if not task.spoken_question:
-            heard = list(task.streams or [audio])
+            streams = list(task.streams or [audio])
             if task.streams and not task.selective:
-                heard.append(audio)   # GENERAL mode: the mixture as well as each voice alone
-            for s in heard:
-                transcript = transcript.joined(self.asr(s))
+                streams.append(audio)   # GENERAL mode: the mixture as well as each voice alone
+            heard = [(s, self.asr(s)) for s in streams]
+            for _, t in heard:
+                transcript = transcript.joined(t)
         for line in task.context:
             transcript = transcript.joined(Transcript(line))
+        min_relevance = self.spot_min_relevance if task.selective else 0.0
         if task.options:
             spotted: set[str] = set()
             idk = idk_index(task.options)
             real = [o for i, o in enumerate(task.options) if i != idk]
-            for s in heard if self.spot_weight else []:
-                spotted |= self.asr.spot(s, real, self.spot_threshold)
-            return self.choose(transcript, task.question, task.options, spotted,
-                               self.spot_min_relevance if task.selective else 0.0)
+            for s, t in heard if self.spot_weight else []:
+                hits = self.asr.spot_times(s, real, self.spot_threshold)
+                spotted |= {p for p, a, b in hits if self.about(t.near(a, b, LOCAL_SECONDS), task.question,
+                                                                  min_relevance)}
+            return self.choose(transcript, task.question, task.options, spotted, min_relevance)
         return self.extract(transcript.best, task.question, task.context)
+
+    def about(self, heard: str, question: str, min_relevance: float) -> bool:
+        """Whether `heard` is about the question (always, when min_relevance is 0)."""
+        if min_relevance <= 0:
+            return True
+        return bool(heard.strip()) and float(self.embed([question])[0] @ self.embed([heard])[0]) >= min_relevance
 
     def support(self, transcript: Transcript, question: str, options: list[str],
                 spotted: set[str] | None = None, min_relevance: float = 0.0) -> np.ndarray:
-        """Per option, higher is better: how well what was heard supports it. Keyword detections count
-        only when the transcript's best window is at least `min_relevance` similar to the question."""
+        """Per option, higher is better: how well what was heard supports it. `spotted`: keyword detections
+        already judged (in SELECTIVE mode, by the words around them: `generate`). Runner-up words and
+        partial matches count only when the transcript's best window is at least `min_relevance` similar
+        to the question."""
         wins = self.windows(transcript.best)
         if not wins:
             return np.zeros(len(options))
@@ -96,13 +110,13 @@ class CascadeBackend(Backend):
         owns = [text.content(o) - asked for o in options]
         partial = [0 < len(own & heard) < len(own) for own in owns]   # some, not all, of an option heard
         weak_ok = True   # weak evidence counts
-        if min_relevance > 0 and (spotted or runner_up or any(partial)):
+        if min_relevance > 0 and (runner_up or any(partial)):
             # The recogniser garbles: a runner-up hypothesis may be the one that is about the question.
             alt = [w for h in transcript.nbest[:RELEVANCE_NBEST] for w in self.windows(h)]
             emb_r = np.concatenate([emb_w, self.embed(alt)]) if alt else emb_w
             weak_ok = float((self.embed([question]) @ emb_r.T).max()) >= min_relevance
         if not weak_ok:   # weak evidence ("buy cheese" -> "five g's") needs relevance
-            spotted, runner_up = set(), []
+            runner_up = []
         out = []
         for o, s, own, part in zip(options, sims, owns, partial):
             if part and not weak_ok:

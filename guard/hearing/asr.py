@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import tempfile
 import threading
 from collections import OrderedDict
@@ -12,14 +13,24 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+FPS = 100  # pocketsphinx frames per second
+
 
 @dataclass(frozen=True)
 class Transcript:
     best: str
     nbest: list[str] = field(default_factory=list)  # runner-up hypotheses, best first
+    # The 1-best's words with their times (seconds into the decoded audio: gated-out stretches are
+    # shortened first, as for `Transcriber.spot`, so the two share one timeline). Times belong to one
+    # decode: a joined transcript has none.
+    words: list[tuple[str, float, float]] = field(default_factory=list)
 
     def joined(self, other: Transcript) -> Transcript:
         return Transcript(" . ".join(t for t in (self.best, other.best) if t), self.nbest + other.nbest)
+
+    def near(self, start: float, end: float, seconds: float) -> str:
+        """The 1-best words heard within `seconds` of [start, end]."""
+        return " ".join(w for w, a, b in self.words if b >= start - seconds and a <= end + seconds)
 
 
 class Transcriber:
@@ -65,7 +76,13 @@ class Transcriber:
 
     def spot(self, audio: np.ndarray, phrases: list[str], threshold: float = 1e-10,
              per_phone: float | None = None) -> set[str]:
-        """The phrases pocketsphinx's keyword search detects in `audio` (lower-case, as given). Phrases
+        """The phrases `spot_times` detects, without their times."""
+        return {p for p, _, _ in self.spot_times(audio, phrases, threshold, per_phone)}
+
+    def spot_times(self, audio: np.ndarray, phrases: list[str], threshold: float = 1e-10,
+                   per_phone: float | None = None) -> list[tuple[str, float, float]]:
+        """Each detection of a phrase by pocketsphinx's keyword search in `audio`: (the phrase, lower-case
+        as given; start and end in seconds on the timeline of `Transcript.words`). Phrases
         with a word outside the recogniser's dictionary are skipped. A keyword search hears words the
         free-running 1-best misses (its language model prefers common words); false alarms are the price,
         so callers weigh a detection as evidence, not as an answer. One `threshold` serves every phrase;
@@ -76,7 +93,7 @@ class Transcriber:
         d = self._decoder("kws")
         known = [p for p in known if all(d.lookup_word(w) for w in p.split())]
         if not known or not np.any(audio):
-            return set()
+            return []
         with tempfile.NamedTemporaryFile("w", suffix=".kws") as f:
             f.write("".join(f"{p} /{per_phone ** phones(d, p) if per_phone else threshold:g}/\n"
                             for p in known))
@@ -87,8 +104,8 @@ class Transcriber:
         d.start_utt()
         d.process_raw(_pcm(_trim_silence(audio)), full_utt=True)
         d.end_utt()
-        found = {seg.word.strip() for seg in (d.seg() or [])} if d.hyp() is not None else set()
-        return found & set(known)
+        segs = (d.seg() or []) if d.hyp() is not None else []
+        return [(g.word.strip(), g.start_frame / FPS, g.end_frame / FPS) for g in segs if g.word.strip() in known]
 
     def _decode(self, audio: np.ndarray) -> Transcript:
         d = self._decoder()
@@ -101,7 +118,10 @@ class Transcriber:
             return Transcript("")
         nbest = [n.hypstr for n, _ in zip(d.nbest(), range(self.nbest)) if n is not None] if self.nbest else []
         best = repair_numbers(hyp.hypstr)
-        return Transcript(best, [r for r in dict.fromkeys(repair_numbers(h) for h in nbest) if r and r != best])
+        words = [(re.sub(r"\(\d+\)$", "", g.word), g.start_frame / FPS, g.end_frame / FPS) for g in d.seg()
+                 if not g.word.startswith(("<", "["))]   # not <s>, <sil>, [NOISE]; "to(2)" is "to"
+        return Transcript(best, [r for r in dict.fromkeys(repair_numbers(h) for h in nbest) if r and r != best],
+                          words)
 
 
 # Nouns that take a number after them ("platform four", "gate two"). The recogniser's language model
