@@ -118,7 +118,7 @@ class Transcriber:
             return Transcript("")
         nbest = [n.hypstr for n, _ in zip(d.nbest(), range(self.nbest)) if n is not None] if self.nbest else []
         best = repair_numbers(hyp.hypstr)
-        words = [(re.sub(r"\(\d+\)$", "", g.word), g.start_frame / FPS, g.end_frame / FPS) for g in d.seg()
+        words = [(re.sub(r"\(\d+\)$", "", g.word), g.start_frame / FPS, g.end_frame / FPS) for g in (d.seg() or [])
                  if not g.word.startswith(("<", "["))]   # not <s>, <sil>, [NOISE]; "to(2)" is "to"
         return Transcript(best, [r for r in dict.fromkeys(repair_numbers(h) for h in nbest) if r and r != best],
                           words)
