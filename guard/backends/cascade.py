@@ -80,17 +80,21 @@ class CascadeBackend(Backend):
             idk = idk_index(task.options)
             real = [o for i, o in enumerate(task.options) if i != idk]
             for s, t in heard if self.spot_weight else []:
-                hits = self.asr.spot_times(s, real, self.spot_threshold)
-                spotted |= {p for p, a, b in hits if self.about(t.near(a, b, LOCAL_SECONDS), task.question,
-                                                                  min_relevance)}
+                spotted |= self.on_topic(t, self.asr.spot_times(s, real, self.spot_threshold), task.question,
+                                         min_relevance)
             return self.choose(transcript, task.question, task.options, spotted, min_relevance)
         return self.extract(transcript.best, task.question, task.context)
 
-    def about(self, heard: str, question: str, min_relevance: float) -> bool:
-        """Whether `heard` is about the question (always, when min_relevance is 0)."""
-        if min_relevance <= 0:
-            return True
-        return bool(heard.strip()) and float(self.embed([question])[0] @ self.embed([heard])[0]) >= min_relevance
+    def on_topic(self, transcript: Transcript, hits: list[tuple[str, float, float]], question: str,
+                 min_relevance: float) -> set[str]:
+        """The phrases of `hits` (keyword detections in the audio `transcript` was decoded from) whose
+        surrounding 1-best words are at least `min_relevance` similar to the question; all of them when
+        min_relevance is 0."""
+        if min_relevance <= 0 or not hits:
+            return {p for p, _, _ in hits}
+        around = [transcript.near(a, b, LOCAL_SECONDS) for _, a, b in hits]
+        sims = self.embed([question] + [w or "-" for w in around])
+        return {p for (p, _, _), w, e in zip(hits, around, sims[1:]) if w and float(sims[0] @ e) >= min_relevance}
 
     def support(self, transcript: Transcript, question: str, options: list[str],
                 spotted: set[str] | None = None, min_relevance: float = 0.0) -> np.ndarray:

@@ -21,7 +21,7 @@ class Transcript:
     best: str
     nbest: list[str] = field(default_factory=list)  # runner-up hypotheses, best first
     # The 1-best's words with their times (seconds into the decoded audio: gated-out stretches are
-    # shortened first, as for `Transcriber.spot`, so the two share one timeline). Times belong to one
+    # shortened first, as for `Transcriber.spot_times`, so the two share one timeline). Times belong to one
     # decode: a joined transcript has none.
     words: list[tuple[str, float, float]] = field(default_factory=list)
 
