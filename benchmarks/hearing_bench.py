@@ -155,9 +155,10 @@ def diarization(h: Hearing, n: int, offset: int = 0) -> dict:
     voiceprints: dict[str, Voiceprint] = {}
     for k in (2, 3):
         e_tot = r_tot = 0
-        by_s = main_s = 0.0
+        by_s = main_s = overlap_s = 0.0
         by_leak = dict.fromkeys(policies, 0.0)
         main_kept = dict.fromkeys(policies, 0.0)
+        overlap_kept = dict.fromkeys(policies, 0.0)   # the main speaker's speech under another voice
         main_ok = enrolled_ok = by_voice = 0
         enrolled = {"bystander": 0.0, "main": 0.0}
         e_enr = 0
@@ -173,10 +174,12 @@ def diarization(h: Hearing, n: int, offset: int = 0) -> dict:
             main_only = ref[main] & ~others
             by_s += by_only.sum() / 100
             main_s += main_only.sum() / 100
+            overlap_s += (ref[main] & others).sum() / 100
             for name, policy in policies.items():
                 pf = passed_frames(gate(sc.samples, d, choice.track, policy).samples, d.n_frames)
                 by_leak[name] += (by_only & pf).sum() / 100
                 main_kept[name] += (main_only & pf).sum() / 100
+                overlap_kept[name] += (ref[main] & others & pf).sum() / 100
             mf = choice.track.frames
             main_ok += int((mf & ref[main]).sum() > (mf & others).sum())
             de = h.hear(sc.samples, [voiceprints.setdefault(main, voiceprint(h, main))])
@@ -192,6 +195,9 @@ def diarization(h: Hearing, n: int, offset: int = 0) -> dict:
                                 "main_identified": main_ok / n,
                                 **{f"bystander_leak_share_{p}": by_leak[p] / by_s for p in policies},
                                 **{f"main_kept_share_{p}": main_kept[p] / main_s for p in policies},
+                                "main_overlapped_seconds": overlap_s,
+                                **{f"main_overlapped_passed_share_{p}": overlap_kept[p] / overlap_s
+                                   for p in policies},
                                 "enrolled_DER": e_enr / r_tot, "enrolled_main_identified": enrolled_ok / n,
                                 "enrolled_main_verified": by_voice / n,
                                 "enrolled_bystander_leak_share": enrolled["bystander"] / by_s,
