@@ -140,14 +140,15 @@ def diarization(h: Hearing, n: int, offset: int = 0) -> dict:
     scene seeds (another set of scenes for the same figures). The `enrolled` rows hear the same scenes
     with the main speaker enrolled (the household's owner; the bystanders are guests), gated by the
     default policy: the production setting."""
-    off = {"lead_in_seconds": 0.0, "gate_hangover_seconds": 0.0}
+    no_hangover = {"gate_hangover_seconds": 0.0}
+    off = {"lead_in_seconds": 0.0, **no_hangover}
     policies = {"default": PolicySettings(),   # split overlap, 0.3 s lead-in check, 0.2 s silent hangover
-                "split_lead_in": PolicySettings(overlap="split", lead_in_seconds=0.3, gate_hangover_seconds=0.0),
+                "split_lead_in": PolicySettings(overlap="split", lead_in_seconds=0.3, **no_hangover),
                 "split": PolicySettings(overlap="split", **off),
-                "split_lead_in_0.6": PolicySettings(overlap="split", lead_in_seconds=0.6, gate_hangover_seconds=0.0),
+                "split_lead_in_0.6": PolicySettings(overlap="split", lead_in_seconds=0.6, **no_hangover),
                 "attenuate": PolicySettings(overlap="attenuate", **off),
                 "drop": PolicySettings(overlap="drop", **off),
-                "drop_lead_in": PolicySettings(overlap="drop", lead_in_seconds=0.3, gate_hangover_seconds=0.0),
+                "drop_lead_in": PolicySettings(overlap="drop", lead_in_seconds=0.3, **no_hangover),
                 "drop_no_guard_band": PolicySettings(overlap="drop", guard_band_seconds=0, **off),
                 "drop_no_pause_fill": PolicySettings(overlap="drop", pause_fill_seconds=0, **off),
                 "drop_neither": PolicySettings(overlap="drop", guard_band_seconds=0, pause_fill_seconds=0, **off)}

@@ -92,9 +92,12 @@ class CascadeBackend(Backend):
         min_relevance is 0."""
         if min_relevance <= 0 or not hits:
             return {p for p, _, _ in hits}
-        around = [transcript.near(a, b, LOCAL_SECONDS) for _, a, b in hits]
-        sims = self.embed([question] + [w or "-" for w in around])
-        return {p for (p, _, _), w, e in zip(hits, around, sims[1:]) if w and float(sims[0] @ e) >= min_relevance}
+        around = [(p, transcript.near(a, b, LOCAL_SECONDS)) for p, a, b in hits]
+        around = [(p, w) for p, w in around if w]   # nothing heard around it: nothing to judge it by
+        if not around:
+            return set()
+        q, *sims = self.embed([question] + [w for _, w in around])
+        return {p for (p, _), e in zip(around, sims) if float(q @ e) >= min_relevance}
 
     def support(self, transcript: Transcript, question: str, options: list[str],
                 spotted: set[str] | None = None, min_relevance: float = 0.0) -> np.ndarray:
