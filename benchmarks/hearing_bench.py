@@ -109,6 +109,15 @@ def make_scene(i: int, n_speakers: int) -> tuple[scenes.Scene, str]:
     return sc, main
 
 
+def make_background_scene(i: int) -> tuple[scenes.Scene, str]:
+    """A bystander talking under the main speaker, 10 or 15 dB down."""
+    rng = np.random.default_rng(700 + i)
+    main, by = [VOICES[j] for j in rng.permutation(5)[:2]]
+    lines = [scenes.SENTENCES[j] for j in rng.permutation(len(scenes.SENTENCES))]
+    return scenes.background(main, lines[:3], by, lines[3:5], seed=i, bystander_db=-10.0 if i % 2 else -15.0,
+                             rt60=0.3 if i % 4 == 3 else 0.0), main
+
+
 def der(ref: dict[str, np.ndarray], hyp: list[np.ndarray]) -> tuple[float, float]:
     """Frame DER, no collar, overlap scored: (error frames, reference speaker-frames)."""
     r = np.stack(list(ref.values())).astype(int)
@@ -133,16 +142,20 @@ def voiceprint(h: Hearing, voice: str) -> Voiceprint:
 
 def diarization(h: Hearing, n: int, offset: int = 0) -> dict:
     """DER, main-speaker identification, and what the SELECTIVE gate passes, for each policy side by side:
-    the default (split overlap, the 0.3 s lead-in check, the 0.2 s silent hangover); split with the
+    the default (split overlap, the 0.3 s lead-in check, the 0.2 s silent hangover, the background rule)
+    and the default without the background rule; split with the
     lead-in and no hangover, with neither, and with a 0.6 s lead-in; attenuate and drop (attenuated
     overlap counts as passed); drop with the lead-in; drop without its guard band, without pause fill,
     and without both (the drop and attenuate rows have neither lead-in nor hangover). `offset` shifts the
-    scene seeds (another set of scenes for the same figures). The `enrolled` rows hear the same scenes
+    scene seeds (another set of scenes for the same figures). Every row but `no_background` has the
+    background rule. Scenes: 2 and 3 speakers taking turns, and `background` (a bystander talking under
+    the main speaker). The `enrolled` rows hear the same scenes
     with the main speaker enrolled (the household's owner; the bystanders are guests), gated by the
     default policy: the production setting."""
     no_hangover = {"gate_hangover_seconds": 0.0}
     off = {"lead_in_seconds": 0.0, **no_hangover}
-    policies = {"default": PolicySettings(),   # split overlap, 0.3 s lead-in check, 0.2 s silent hangover
+    policies = {"default": PolicySettings(),   # split overlap, 0.3 s lead-in, 0.2 s hangover, background rule
+                "no_background": PolicySettings(background_margin_db=0),
                 "split_lead_in": PolicySettings(overlap="split", lead_in_seconds=0.3, **no_hangover),
                 "split": PolicySettings(overlap="split", **off),
                 "split_lead_in_0.6": PolicySettings(overlap="split", lead_in_seconds=0.6, **no_hangover),
@@ -154,7 +167,7 @@ def diarization(h: Hearing, n: int, offset: int = 0) -> dict:
                 "drop_neither": PolicySettings(overlap="drop", guard_band_seconds=0, pause_fill_seconds=0, **off)}
     out = {}
     voiceprints: dict[str, Voiceprint] = {}
-    for k in (2, 3):
+    for k in (2, 3, "background"):
         e_tot = r_tot = 0
         by_s = main_s = overlap_s = 0.0
         by_leak = dict.fromkeys(policies, 0.0)
@@ -164,7 +177,7 @@ def diarization(h: Hearing, n: int, offset: int = 0) -> dict:
         enrolled = {"bystander": 0.0, "main": 0.0}
         e_enr = 0
         for i in range(n):
-            sc, main = make_scene(i + 50 * k + offset, k)
+            sc, main = make_background_scene(i + offset) if k == "background" else make_scene(i + 50 * k + offset, k)
             d = h.hear(sc.samples, [])
             ref = sc.reference(d.n_frames)
             e, r = der(ref, [t.frames for t in d.tracks])
@@ -192,7 +205,7 @@ def diarization(h: Hearing, n: int, offset: int = 0) -> dict:
             pf = passed_frames(gate(sc.samples, de, ce.track, PolicySettings()).samples, de.n_frames)
             enrolled["bystander"] += (by_only & pf).sum() / 100
             enrolled["main"] += (main_only & pf).sum() / 100
-        out[f"{k}_speakers"] = {"scenes": n, "DER": e_tot / r_tot, "bystander_seconds": by_s, "main_seconds": main_s,
+        out[k if k == "background" else f"{k}_speakers"] = {"scenes": n, "DER": e_tot / r_tot, "bystander_seconds": by_s, "main_seconds": main_s,
                                 "main_identified": main_ok / n,
                                 **{f"bystander_leak_share_{p}": by_leak[p] / by_s for p in policies},
                                 **{f"main_kept_share_{p}": main_kept[p] / main_s for p in policies},

@@ -201,7 +201,7 @@ def cmd_bench_generate(args) -> int:
         from guard.bench.gen_shbench import generate
 
         q = generate(Path(args.out), n_scenes=args.scenes, seed=args.seed, variant=args.variant,
-                     fmt=args.format)
+                     fmt=args.format, layout=args.layout)
     else:
         from guard.bench.gen_voxprivacy import generate as generate_vp
 
@@ -311,6 +311,8 @@ def build_parser() -> argparse.ArgumentParser:
     bp.add_argument("--scenes", type=int, default=20)
     bp.add_argument("--seed", type=int, default=0)
     bp.add_argument("--variant", type=int, default=0, help="phrasing variant of the fact templates")
+    bp.add_argument("--layout", choices=["turns", "background"], default="turns",
+                    help="SH-Bench scenes: speakers take turns, or a bystander talks under the main speaker")
     bp.add_argument("--format", choices=["flac", "wav"], default="flac")
     bp.set_defaults(func=cmd_bench_generate)
 

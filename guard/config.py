@@ -92,6 +92,17 @@ class PolicySettings(_Section):
                                    "of the main speaker's stretch are checked for a quiet lead-in (the other "
                                    "voice's last syllables, which diarization hands to the louder voice), "
                                    "treated as overlap; 0 = off (it also takes some soft first words).")
+    background_margin_db: float = Field(6.0, ge=0, description="Speech whose level (0.1 s average) stays "
+                                        "this far below the main speaker's median for background_seconds, "
+                                        "at another pitch, is a background voice the diarizer may not have "
+                                        "separated (talk under the main speaker); the SELECTIVE gate "
+                                        "withholds it; 0 = off.")
+    background_seconds: float = Field(0.3, gt=0, description="Shortest run of background-level speech the "
+                                      "SELECTIVE gate withholds (shorter quiet stretches are the main "
+                                      "speaker's own soft syllables).")
+    background_semitones: float = Field(2.0, gt=0, description="A background-level run is withheld only "
+                                        "when voiced with a median pitch this far from the main speaker's "
+                                        "(the main speaker's own quiet runs are unvoiced or at its pitch).")
     pause_fill_seconds: float = Field(0.25, ge=0, description="Pauses (no voice on the VAD) up to this long "
                                       "between two stretches of the main speaker's own speech pass the "
                                       "SELECTIVE gate, so sentences are not chopped; 0 = none.")

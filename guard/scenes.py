@@ -182,6 +182,23 @@ def conversation(main: str, main_lines: list[str], bystanders: list[tuple[str, l
     return compose(parts, seed=seed, noise_dbfs=noise_dbfs, rt60=rt60)
 
 
+def background(main: str, main_lines: list[str], bystander: str, bystander_lines: list[str], *, seed: int = 0,
+               bystander_db: float = -10.0, start: float = 1.0, main_dbfs: float = -20.0,
+               noise_dbfs: float | None = -50, rt60: float = 0.0) -> Scene:
+    """A bystander talking under the main speaker (SH-Bench's recordings: a voice in the background
+    throughout): the main speaker's lines 0.25 s apart, the bystander's from `start` seconds, 0.4 s apart,
+    `bystander_db` below. The bystander is heard alone only in the main speaker's pauses."""
+    parts, t = [], 0.0
+    for line in main_lines:
+        parts.append((main, line, t, main_dbfs))
+        t += duration(main, line) + 0.25
+    t = start
+    for line in bystander_lines:
+        parts.append((bystander, line, t, main_dbfs + bystander_db))
+        t += duration(bystander, line) + 0.4
+    return compose(parts, seed=seed, noise_dbfs=noise_dbfs, rt60=rt60)
+
+
 SENTENCES = [
     "The weather is going to be cold and rainy all weekend long.",
     "I usually take the early train to work on Monday mornings.",

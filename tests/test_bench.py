@@ -38,6 +38,20 @@ def test_generated_suite_is_balanced_and_official():
         assert (SUITE.parent / r["audio"]).is_file()
 
 
+def test_background_layout_puts_the_bystander_under_the_main_speaker(tmp_path):
+    from guard import scenes
+    from guard.bench.gen_shbench import generate
+
+    rows = json.loads(generate(tmp_path, n_scenes=2, seed=4, layout="background").read_text())
+    assert len(rows) == 8 and sum(r["speaker"] == "main" for r in rows) == 4
+    assert all((tmp_path / r["audio"]).is_file() for r in rows)
+    sc = scenes.background("awb", ["The weather is going to be cold and rainy all weekend long.",
+                                   "Please add a dentist appointment for next Thursday afternoon."],
+                           "slt", ["Our neighbours are going on holiday to Portugal next month."])
+    ref = sc.reference(len(sc.samples) // 160)
+    assert (ref["slt"] & ref["awb"]).sum() > 0.6 * ref["slt"].sum()   # mostly under the main speaker
+
+
 def test_gate_fails_on_a_drop_and_passes_within_the_allowance():
     base = {"cells": {"main_gen": 80, "main_sel": 80, "by_gen": 30, "by_sel": 100, "se": 58},
             "tiers": {"tier1_accuracy": 100.0}}

@@ -149,7 +149,8 @@ def test_guard_band_withholds_quiet_main_frames_next_to_another_voice():
     x = x.reshape(-1)
 
     def passed(**policy):
-        g = gate(x, d, d.tracks[0], PolicySettings(overlap="drop", pause_fill_seconds=0, **policy))
+        g = gate(x, d, d.tracks[0], PolicySettings(overlap="drop", pause_fill_seconds=0, background_margin_db=0,
+                                                   **policy))
         return g.samples.reshape(n, FRAME).max(axis=1) > 0, g.withheld_seconds
 
     plain, withheld = passed(guard_band_seconds=0)
@@ -174,7 +175,7 @@ def test_lead_in_withholds_the_quiet_head_of_a_main_stretch_that_follows_another
 
     def passed(seconds):
         g = gate(x, d, d.tracks[0], PolicySettings(overlap="drop", guard_band_seconds=0, pause_fill_seconds=0,
-                                                   lead_in_seconds=seconds))
+                                                   lead_in_seconds=seconds, background_margin_db=0))
         return g.samples.reshape(n, FRAME).max(axis=1) > 0
 
     off, on = passed(0.0), passed(0.3)
@@ -294,3 +295,31 @@ def test_level_split_keeps_a_similar_farther_voice_out_of_the_main_speaker(heari
     merged = Hearing(hearing.vad, hearing.embedder, HearingSettings(level_split_db=0))
     taken = taken_by_main(sc, "rms", split=hearing, merged=merged)
     assert taken["merged"] > 0.9 and taken["split"] < 0.25, taken
+
+
+def test_background_voice_talking_under_the_main_speaker_is_withheld_in_its_pauses(hearing):
+    # a voice 15 dB down talking under the main speaker is one voice to the diarizer; between the main
+    # speaker's sentences it is heard alone, and that is what the background rule withholds
+    main_lines = ["The weather is going to be cold and rainy all weekend long.",
+                  "Please add a dentist appointment for next Thursday afternoon.",
+                  "The car needs new tyres before we drive up to the mountains."]
+    parts, t = [], 0.0
+    for line in main_lines:
+        parts.append(("awb", line, t, -20.0))
+        t += scenes.duration("awb", line) + 0.25
+    parts.append(("slt", "Our neighbours are going on holiday to Portugal next month.", 1.0, -35.0))
+    parts.append(("slt", "I finished reading that long history book about old ships.", 4.6, -35.0))
+    sc = scenes.compose(parts, seed=3)
+    d = hearing.hear(sc.samples, [])
+    main = choose_main(d, PolicySettings()).track
+    ref = sc.reference(d.n_frames)
+    by_only, main_only = ref["slt"] & ~ref["awb"], ref["awb"] & ~ref["slt"]
+
+    def passed(**policy):
+        g = gate(sc.samples, d, main, PolicySettings(**policy)).samples[: d.n_frames * FRAME]
+        p = np.abs(np.pad(g, (0, d.n_frames * FRAME - len(g)))).reshape(d.n_frames, FRAME).max(axis=1) > 0
+        return (p & by_only).sum() / by_only.sum(), (p & main_only).sum() / main_only.sum()
+
+    on, off = passed(), passed(background_margin_db=0)
+    assert len(d.tracks) == 1 and off[0] > 0.8, (len(d.tracks), off)   # unseparated: all of it passed
+    assert on[0] < 0.1 and on[1] > 0.97, on
