@@ -167,7 +167,10 @@ def diarization(h: Hearing, n: int, offset: int = 0) -> dict:
                 "drop_neither": PolicySettings(overlap="drop", guard_band_seconds=0, pause_fill_seconds=0, **off)}
     out = {}
     voiceprints: dict[str, Voiceprint] = {}
-    for k in (2, 3, "background"):
+    kinds = {"2_speakers": lambda i: make_scene(i + 100 + offset, 2),
+             "3_speakers": lambda i: make_scene(i + 150 + offset, 3),
+             "background": lambda i: make_background_scene(i + offset)}
+    for kind, make in kinds.items():
         e_tot = r_tot = 0
         by_s = main_s = overlap_s = 0.0
         by_leak = dict.fromkeys(policies, 0.0)
@@ -177,7 +180,7 @@ def diarization(h: Hearing, n: int, offset: int = 0) -> dict:
         enrolled = {"bystander": 0.0, "main": 0.0}
         e_enr = 0
         for i in range(n):
-            sc, main = make_background_scene(i + offset) if k == "background" else make_scene(i + 50 * k + offset, k)
+            sc, main = make(i)
             d = h.hear(sc.samples, [])
             ref = sc.reference(d.n_frames)
             e, r = der(ref, [t.frames for t in d.tracks])
@@ -205,17 +208,17 @@ def diarization(h: Hearing, n: int, offset: int = 0) -> dict:
             pf = passed_frames(gate(sc.samples, de, ce.track, PolicySettings()).samples, de.n_frames)
             enrolled["bystander"] += (by_only & pf).sum() / 100
             enrolled["main"] += (main_only & pf).sum() / 100
-        out[k if k == "background" else f"{k}_speakers"] = {"scenes": n, "DER": e_tot / r_tot, "bystander_seconds": by_s, "main_seconds": main_s,
-                                "main_identified": main_ok / n,
-                                **{f"bystander_leak_share_{p}": by_leak[p] / by_s for p in policies},
-                                **{f"main_kept_share_{p}": main_kept[p] / main_s for p in policies},
-                                "main_overlapped_seconds": overlap_s,
-                                **{f"main_overlapped_passed_share_{p}": overlap_kept[p] / overlap_s
-                                   for p in policies},
-                                "enrolled_DER": e_enr / r_tot, "enrolled_main_identified": enrolled_ok / n,
-                                "enrolled_main_verified": by_voice / n,
-                                "enrolled_bystander_leak_share": enrolled["bystander"] / by_s,
-                                "enrolled_main_kept_share": enrolled["main"] / main_s}
+        out[kind] = {"scenes": n, "DER": e_tot / r_tot, "bystander_seconds": by_s, "main_seconds": main_s,
+                     "main_identified": main_ok / n,
+                     **{f"bystander_leak_share_{p}": by_leak[p] / by_s for p in policies},
+                     **{f"main_kept_share_{p}": main_kept[p] / main_s for p in policies},
+                     "main_overlapped_seconds": overlap_s,
+                     **{f"main_overlapped_passed_share_{p}": overlap_kept[p] / overlap_s
+                        for p in policies},
+                     "enrolled_DER": e_enr / r_tot, "enrolled_main_identified": enrolled_ok / n,
+                     "enrolled_main_verified": by_voice / n,
+                     "enrolled_bystander_leak_share": enrolled["bystander"] / by_s,
+                     "enrolled_main_kept_share": enrolled["main"] / main_s}
     return out
 
 

@@ -1,8 +1,9 @@
 """Generate an SH-Bench-format mini suite from the scene generator.
 
 Each scene: a main speaker in front states facts; one or two bystanders, 10 dB lower and partly
-overlapping, state other facts (layout `background`: one bystander talks under the main speaker). Every fact becomes a 5-option question (answer, three distractors from
-its pool, the IDK option) in the official record format; `speaker` says who stated it.
+overlapping, state other facts (layout `background`: one bystander talks under the main speaker). Every
+fact becomes a 5-option question (answer, three distractors from its pool, the IDK option) in the
+official record format; `speaker` says who stated it.
 """
 from __future__ import annotations
 
