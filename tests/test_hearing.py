@@ -300,16 +300,12 @@ def test_level_split_keeps_a_similar_farther_voice_out_of_the_main_speaker(heari
 def test_background_voice_talking_under_the_main_speaker_is_withheld_in_its_pauses(hearing):
     # a voice 15 dB down talking under the main speaker is one voice to the diarizer; between the main
     # speaker's sentences it is heard alone, and that is what the background rule withholds
-    main_lines = ["The weather is going to be cold and rainy all weekend long.",
-                  "Please add a dentist appointment for next Thursday afternoon.",
-                  "The car needs new tyres before we drive up to the mountains."]
-    parts, t = [], 0.0
-    for line in main_lines:
-        parts.append(("awb", line, t, -20.0))
-        t += scenes.duration("awb", line) + 0.25
-    parts.append(("slt", "Our neighbours are going on holiday to Portugal next month.", 1.0, -35.0))
-    parts.append(("slt", "I finished reading that long history book about old ships.", 4.6, -35.0))
-    sc = scenes.compose(parts, seed=3)
+    sc = scenes.background("awb", ["The weather is going to be cold and rainy all weekend long.",
+                                   "Please add a dentist appointment for next Thursday afternoon.",
+                                   "The car needs new tyres before we drive up to the mountains."],
+                           "slt", ["Our neighbours are going on holiday to Portugal next month.",
+                                   "I finished reading that long history book about old ships."],
+                           seed=3, bystander_db=-15.0)
     d = hearing.hear(sc.samples, [])
     main = choose_main(d, PolicySettings()).track
     ref = sc.reference(d.n_frames)
