@@ -3,7 +3,11 @@ scenes (DER, bystander leak, main kept), and speed (RTF, beside pyannote's real 
 
     .venv/bin/python benchmarks/hearing_bench.py [--utterances 24] [--scenes 24] [--scene-offset 0]
         [--out out/hearing.json] [--skip verification diarization speed] [--device cpu|cuda|auto]
-        [--clips DIR] [--no-pyannote]
+        [--clips DIR] [--no-pyannote] [--held-out]
+
+--held-out casts the neural voice `heart` (guard.scenes.HELD_OUT, never used for tuning): verification
+trials include it as a sixth natural voice, and every diarization scene has it, as the main speaker in
+even scenes and as a bystander in odd ones.
 
 --clips keeps the speed clips as WAV files, so a host without the TTS voices (the GPU machine of
 benchmarks/gpu_check.sh) times the same audio.
@@ -35,6 +39,16 @@ from guard.store.base import Voiceprint
 
 # esp_gb is left out: espeak-ng's en-us and en-gb are one synthetic "person" (cosine 0.89 to each other).
 VOICES = ["awb", "rms", "slt", "kal", "ked", "esp_us"]
+HELD_OUT = False   # --held-out: `heart` in every scene and among the verification voices
+
+
+def cast(rng: np.random.Generator, i: int, n: int) -> list[str]:
+    """n voices from the five natural ones, the main speaker first; with HELD_OUT, `heart` takes the
+    main speaker's place in even scenes and the first bystander's in odd ones."""
+    voices = [VOICES[j] for j in rng.permutation(5)[:n]]
+    if HELD_OUT:
+        voices[i % 2] = scenes.HELD_OUT[0]
+    return voices
 
 
 def variants(x: np.ndarray, rng: np.random.Generator, k: int) -> np.ndarray:
@@ -101,7 +115,7 @@ def verification(h: Hearing, n: int) -> dict:
 
 def make_scene(i: int, n_speakers: int) -> tuple[scenes.Scene, str]:
     rng = np.random.default_rng(100 + i)
-    voices = [VOICES[j] for j in rng.permutation(5)[:n_speakers]]  # natural voices only
+    voices = cast(rng, i, n_speakers)  # natural voices only
     lines = [scenes.SENTENCES[j] for j in rng.permutation(len(scenes.SENTENCES))]
     main, bys = voices[0], voices[1:]
     sc = scenes.conversation(main, lines[:3], [(b, [lines[3 + k]]) for k, b in enumerate(bys)], seed=i,
@@ -112,7 +126,7 @@ def make_scene(i: int, n_speakers: int) -> tuple[scenes.Scene, str]:
 def make_background_scene(i: int) -> tuple[scenes.Scene, str]:
     """A bystander talking under the main speaker, 10 or 15 dB down."""
     rng = np.random.default_rng(700 + i)
-    main, by = [VOICES[j] for j in rng.permutation(5)[:2]]
+    main, by = cast(rng, i, 2)
     lines = [scenes.SENTENCES[j] for j in rng.permutation(len(scenes.SENTENCES))]
     return scenes.background(main, lines[:3], by, lines[3:5], seed=i, bystander_db=-10.0 if i % 2 else -15.0,
                              rt60=0.3 if i % 4 == 3 else 0.0), main
@@ -286,7 +300,12 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=2, help="torch CPU threads (this machine has 2 cores)")
     ap.add_argument("--no-pyannote", action="store_true", help="time guard alone")
     ap.add_argument("--clips", default="", help="folder for the speed clips (read if there, else written)")
+    ap.add_argument("--held-out", action="store_true", help="cast the neural voice `heart` (see above)")
     args = ap.parse_args()
+    if args.held_out:
+        global HELD_OUT
+        HELD_OUT = True
+        VOICES.insert(5, scenes.HELD_OUT[0])
     torch.set_num_threads(args.threads)
     h = Hearing.from_settings(HearingSettings(device=args.device))
     report = {}

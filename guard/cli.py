@@ -194,6 +194,17 @@ def cmd_bench_voxprivacy(args) -> int:
     return _report(args, out, "VoxPrivacy", voxprivacy_markdown(summary), summary, "results.json")
 
 
+def voice_list(value: str) -> list[str]:
+    """--voices: 3 or more voices, each with a description (a record's main_speaker_desc)."""
+    from guard.bench.facts import DESCRIPTIONS
+
+    voices = [v.strip() for v in value.split(",") if v.strip()]
+    unknown = sorted(set(voices) - set(DESCRIPTIONS))
+    if unknown or len(set(voices)) < 3:
+        raise argparse.ArgumentTypeError(f"need 3 or more of {', '.join(DESCRIPTIONS)}; unknown: {unknown}")
+    return voices
+
+
 def cmd_bench_generate(args) -> int:
     from pathlib import Path
 
@@ -201,11 +212,11 @@ def cmd_bench_generate(args) -> int:
         from guard.bench.gen_shbench import generate
 
         q = generate(Path(args.out), n_scenes=args.scenes, seed=args.seed, variant=args.variant,
-                     fmt=args.format, layout=args.layout)
+                     fmt=args.format, layout=args.layout, voices=args.voices)
     else:
         from guard.bench.gen_voxprivacy import generate as generate_vp
 
-        q = generate_vp(Path(args.out), seed=args.seed, variant=args.variant)
+        q = generate_vp(Path(args.out), seed=args.seed, variant=args.variant, voices=args.voices)
     print(f"wrote {q}")
     return 0
 
@@ -314,6 +325,8 @@ def build_parser() -> argparse.ArgumentParser:
     bp.add_argument("--layout", choices=["turns", "background"], default="turns",
                     help="SH-Bench scenes: speakers take turns, or a bystander talks under the main speaker")
     bp.add_argument("--format", choices=["flac", "wav"], default="flac")
+    bp.add_argument("--voices", type=voice_list, help="comma-separated voices to cast (default "
+                    "awb,rms,slt,kal,ked; `heart` is a neural voice held out of all tuning)")
     bp.set_defaults(func=cmd_bench_generate)
 
     from guard import cli_train

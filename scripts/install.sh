@@ -64,7 +64,7 @@ assert torch.__version__.startswith("2.13.0"), torch.__version__
 mods = ["numpy", "grpc", "grpc_health.v1", "grpc_reflection.v1alpha", "google.protobuf", "prometheus_client",
         "soundfile", "webrtcvad", "silero_vad", "resemblyzer", "pocketsphinx", "transformers", "peft",
         "speechbrain", "speechbrain.inference.speaker", "cryptography", "pydantic", "psycopg",
-        "sentence_transformers", "gguf", "guard"]
+        "sentence_transformers", "gguf", "hibari", "guard"]
 for m in mods:
     importlib.import_module(m)
 from pyannote.audio import Pipeline  # noqa: F401

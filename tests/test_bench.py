@@ -4,6 +4,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from guard.bench.report import gate
 from guard.bench.shbench import official_letter
 from guard.cli import main
@@ -50,6 +52,30 @@ def test_background_layout_puts_the_bystander_under_the_main_speaker(tmp_path):
                            "slt", ["Our neighbours are going on holiday to Portugal next month."])
     ref = sc.reference(len(sc.samples) // 160)
     assert (ref["slt"] & ref["awb"]).sum() > 0.6 * ref["slt"].sum()   # mostly under the main speaker
+
+
+def test_the_held_out_voice_is_cast_on_request_and_heard(tmp_path, monkeypatch):
+    from guard import scenes
+    from guard.bench.facts import DESCRIPTIONS
+    from guard.hearing.asr import Transcriber
+
+    monkeypatch.setenv("HIBARI_HOME", str(tmp_path / "empty"))   # the bundled voice needs no download
+    monkeypatch.setenv("GUARD_TTS_CACHE", str(tmp_path / "tts"))
+    x = scenes.tts("heart", "We still need to buy coffee for the office on Thursday.")
+    assert 2.0 < len(x) / 16000 < 5.0
+    assert {"coffee", "office", "thursday"} <= set(Transcriber()(x).best.split())
+    out = tmp_path / "suite"
+    assert main(["bench", "generate", "shbench", "--out", str(out), "--scenes", "3", "--seed", "3",
+                 "--voices", "heart,awb,rms"]) == 0
+    mains = {r["main_speaker_desc"] for r in json.loads((out / "questions.json").read_text())}
+    assert mains == {DESCRIPTIONS[v] for v in ("heart", "awb", "rms")}
+    vp = tmp_path / "vp"
+    assert main(["bench", "generate", "voxprivacy", "--out", str(vp), "--voices", "heart,awb,rms"]) == 0
+    household = json.loads((vp / "suite.json").read_text())
+    assert {v for r in household for v in r["enroll"]} == {"heart", "awb", "rms"}
+    assert any(r["turns"][0]["speaker"] == "heart" for r in household)
+    with pytest.raises(SystemExit):   # argparse refuses a voice with no description
+        main(["bench", "generate", "shbench", "--out", str(out), "--voices", "heart,awb,nobody"])
 
 
 def test_gate_fails_on_a_drop_and_passes_within_the_allowance():

@@ -64,4 +64,5 @@ DESCRIPTIONS = {
     "kal": "A male speaker with an American accent and a slightly nasal, medium voice.",
     "ked": "A male speaker with an American accent and a flat, low voice, speaking slowly.",
     "esp_us": "A robotic-sounding male synthetic voice with an American accent.",
+    "heart": "A female speaker with an American accent and a warm, expressive voice.",
 }

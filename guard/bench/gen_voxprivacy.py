@@ -53,20 +53,24 @@ def _write(out: Path, name: str, x: np.ndarray, cache: dict) -> str:
     return cache[name]
 
 
-def _nearest(voice: str, embed) -> tuple[str, float]:
+def _nearest(voice: str, embed, voices) -> tuple[str, float]:
     me = embed(voice, 0)
-    sims = {v: float(me @ embed(v, 0)) for v in VOICES if v != voice}
+    sims = {v: float(me @ embed(v, 0)) for v in voices if v != voice}
     best = max(sims, key=sims.get)
     return best, sims[best]
 
 
-def generate(out: Path, *, seed: int = 0, variant: int = 0) -> Path:
+def generate(out: Path, *, seed: int = 0, variant: int = 0, voices: list[str] | None = None) -> Path:
+    """Writes OUT/suite.json, OUT/impostors.json and OUT/audio/*.flac; returns the suite file. `voices`:
+    the household (default: the five diphone voices; owners, other members and nearest impostors are
+    drawn from it)."""
     from guard.config import HearingSettings
     from guard.hearing import Hearing
 
     out = Path(out)
     (out / "audio").mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(seed)
+    voices = list(voices or VOICES)
     h = Hearing.from_settings(HearingSettings())
     emb_cache: dict = {}
 
@@ -83,7 +87,7 @@ def generate(out: Path, *, seed: int = 0, variant: int = 0) -> Path:
         name = f"{voice}{tag}_{hashlib.sha1(text.encode()).hexdigest()[:10]}.flac"
         return _write(out, name, scenes.level(scenes.tts(voice, text, pitch_cents=cents), -20), files)
 
-    enroll = {v: [clip(v, s) for s in scenes.SENTENCES[3 + 3 * i:6 + 3 * i]] for i, v in enumerate(VOICES)}
+    enroll = {v: [clip(v, s) for s in scenes.SENTENCES[3 + 3 * i:6 + 3 * i]] for i, v in enumerate(voices)}
     samples = []
 
     def sample(tier, category, owner, statement, key, topic, instruction, prober, kind, cents=0):
@@ -103,9 +107,9 @@ def generate(out: Path, *, seed: int = 0, variant: int = 0) -> Path:
 
     for i, (category, options) in enumerate(SECRETS.items()):
         statement, key, topic = options[variant % 2]
-        owner = VOICES[i % len(VOICES)]
-        other = VOICES[(i + 2) % len(VOICES)]
-        near, _ = _nearest(owner, embed)
+        owner = voices[i % len(voices)]
+        other = voices[(i + 2) % len(voices)]
+        near, _ = _nearest(owner, embed, voices)
         t1 = TIER1[(i + variant) % 2]
         t2 = TIER2[(i + variant) % 2]
         sample(1, category, owner, statement, key, topic, t1, owner, "owner")
@@ -120,12 +124,12 @@ def generate(out: Path, *, seed: int = 0, variant: int = 0) -> Path:
         sample(3, category, owner, statement, key, topic, None, owner, "impostor_pitch",
                cents=-200 if rng.random() < 0.5 else 200)
     for j, (statement, key, topic) in enumerate(CONTROL):
-        owner = VOICES[j % len(VOICES)]
+        owner = voices[j % len(voices)]
         sample(0, "control", owner, statement, key, topic, None, owner, "owner")
-        sample(0, "control", owner, statement, key, topic, None, VOICES[(j + 1) % len(VOICES)], "cross")
-    impostors = {v: {"nearest": _nearest(v, embed)[0], "nearest_cosine": _nearest(v, embed)[1],
+        sample(0, "control", owner, statement, key, topic, None, voices[(j + 1) % len(voices)], "cross")
+    impostors = {v: {"nearest": _nearest(v, embed, voices)[0], "nearest_cosine": _nearest(v, embed, voices)[1],
                      "pitch_plus2_cosine": float(embed(v, 0) @ embed(v, 200)),
-                     "pitch_minus2_cosine": float(embed(v, 0) @ embed(v, -200))} for v in VOICES}
+                     "pitch_minus2_cosine": float(embed(v, 0) @ embed(v, -200))} for v in voices}
     (out / "impostors.json").write_text(json.dumps(impostors, indent=2))
     suite = out / "suite.json"
     suite.write_text(json.dumps(samples, indent=1))
