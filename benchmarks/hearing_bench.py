@@ -39,14 +39,13 @@ from guard.store.base import Voiceprint
 
 # esp_gb is left out: espeak-ng's en-us and en-gb are one synthetic "person" (cosine 0.89 to each other).
 VOICES = ["awb", "rms", "slt", "kal", "ked", "esp_us"]
-HELD_OUT = False   # --held-out: `heart` in every scene and among the verification voices
 
 
 def cast(rng: np.random.Generator, i: int, n: int) -> list[str]:
-    """n voices from the five natural ones, the main speaker first; with HELD_OUT, `heart` takes the
-    main speaker's place in even scenes and the first bystander's in odd ones."""
+    """n voices from the five natural ones, the main speaker first; with --held-out (`heart` among
+    VOICES), `heart` takes the main speaker's place in even scenes and the first bystander's in odd ones."""
     voices = [VOICES[j] for j in rng.permutation(5)[:n]]
-    if HELD_OUT:
+    if scenes.HELD_OUT[0] in VOICES:
         voices[i % 2] = scenes.HELD_OUT[0]
     return voices
 
@@ -303,9 +302,7 @@ def main() -> None:
     ap.add_argument("--held-out", action="store_true", help="cast the neural voice `heart` (see above)")
     args = ap.parse_args()
     if args.held_out:
-        global HELD_OUT
-        HELD_OUT = True
-        VOICES.insert(5, scenes.HELD_OUT[0])
+        VOICES.insert(5, scenes.HELD_OUT[0])   # after the five natural voices: cast() draws from those
     torch.set_num_threads(args.threads)
     h = Hearing.from_settings(HearingSettings(device=args.device))
     report = {}

@@ -79,8 +79,8 @@ class Whisper:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")   # a folder is loaded as given; never ask the hub
         from faster_whisper import WhisperModel
 
-        self.path = model_path(setting)
-        self.model = WhisperModel(str(self.path), device="cpu", compute_type="int8", cpu_threads=threads)
+        self.model = WhisperModel(str(model_path(setting)), device="cpu", compute_type="int8",
+                                  cpu_threads=threads)
         self.beam_size = beam_size
         self._lock = threading.Lock()
 
