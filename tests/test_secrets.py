@@ -10,7 +10,8 @@ from guard import scenes
 from guard.bench.voxprivacy import contains_key, judge, score
 from guard.config import HearingSettings, PolicySettings, load_settings
 from guard.hearing import Hearing
-from guard.hearing.asr import Transcript
+from guard.hearing.asr import Transcriber, Transcript
+from guard.hearing.whisper import shared
 from guard.policy.privacy_text import INFERRED, NOBODY, OWNER_ONLY, PUBLIC, PrivacyText
 from guard.policy.secrets import SecretLedger, Voice
 from guard.store import SecretEntry, open_store
@@ -147,6 +148,21 @@ def test_turns_set_the_scope(store, classifier, hearing, lines, scope):
     (e,) = store.secrets("default", sid)
     assert e.scope == scope and recorded[-1].scope == scope
     assert "ulcer" not in str(recorded) and "library" not in str(recorded)  # responses never echo content
+
+
+def test_the_ledger_hears_an_instruction_in_a_noisy_room(store, classifier, hearing):
+    """The shipped recogniser (policy.ledger_whisper = bundled Whisper) on real TTS speech in a room
+    (RT60 0.3 s, direct-to-reverberant 8 dB, white noise 20 dB down):
+    the statement and its "not even me" instruction both reach the ledger (pocketsphinx alone lost
+    most instructions in this condition: decision 66)."""
+    asr = Transcriber(lead=shared(PolicySettings().ledger_whisper))
+    ledger = SecretLedger(store, asr, classifier, THRESHOLD, PolicySettings())
+    sid = store.open_session("default", 60).session_id
+    for line in ("My doctor told me I have a stomach ulcer.", "Please do not tell anyone about that, not even me."):
+        clip = scenes.room(scenes.level(scenes.tts("rms", line), -20), np.random.default_rng(0))
+        ledger.record("default", sid, clip, hearing.hear(clip, []))
+    (e,) = store.secrets("default", sid)
+    assert e.scope == NOBODY and "doctor" in e.content
 
 
 def test_answer_check_catches_protected_content(classifier):

@@ -7,7 +7,7 @@ import pytest
 from guard import scenes
 from guard.errors import ConfigError
 from guard.hearing.asr import Transcriber
-from guard.hearing.whisper import Whisper, spoken
+from guard.hearing.whisper import BUNDLED, Whisper, shared, spoken
 
 
 def test_numbers_are_spelled_as_spoken():
@@ -41,3 +41,11 @@ def test_silence_leaves_pocketsphinx_alone(whisper):
 def test_a_folder_without_a_model_is_a_config_error(tmp_path):
     with pytest.raises(ConfigError, match="model.bin"):
         Whisper(str(tmp_path))
+
+
+def test_one_model_per_folder_is_shared():
+    a = shared(BUNDLED)
+    assert shared(BUNDLED, "policy.ledger_whisper") is a and shared(str(a.path)) is a
+    assert shared("") is None
+    with pytest.raises(ConfigError, match="policy.ledger_whisper"):
+        shared("/nonexistent", "policy.ledger_whisper")

