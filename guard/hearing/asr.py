@@ -26,6 +26,8 @@ class Transcript:
     # shortened first, as for `Transcriber.spot_times`, so the two share one timeline). Times belong to one
     # decode: a joined transcript has none.
     words: list[tuple[str, float, float]] = field(default_factory=list)
+    # The lead recogniser's mean word probability (Whisper); None when unknown (pocketsphinx alone, joined).
+    confidence: float | None = None
 
     def joined(self, other: Transcript) -> Transcript:
         return Transcript(" . ".join(t for t in (self.best, other.best) if t), self.nbest + other.nbest)
@@ -44,7 +46,7 @@ class Transcriber:
     def __init__(self, cache_size: int = 64, nbest: int = 20, lead=None):
         from pocketsphinx import Decoder  # noqa: F401 - fail at load, not at first request
 
-        self.lead = lead   # callable: audio -> [(word, start, end)], or None
+        self.lead = lead   # .transcribe(audio) -> ([(word, start, end)], mean word probability), or None
 
         self._local = threading.local()
         self._cache: OrderedDict[str, Transcript] = OrderedDict()
@@ -74,7 +76,7 @@ class Transcriber:
         trimmed = _trim_silence(audio)
         text = self._decode(trimmed)
         if self.lead is not None:
-            text = self._led(text, self.lead(trimmed))
+            text = self._led(text, *self.lead.transcribe(trimmed))
         with self._lock:
             self._cache[key] = text
             while len(self._cache) > self._cache_size:
@@ -82,13 +84,15 @@ class Transcriber:
         return text
 
     @staticmethod
-    def _led(ps: Transcript, words: list[tuple[str, float, float]]) -> Transcript:
+    def _led(ps: Transcript, words: list[tuple[str, float, float]], confidence: float) -> Transcript:
         """The lead recogniser's words as the 1-best (with its times: same trimmed audio, same timeline as
-        `spot_times`); pocketsphinx's 1-best and N-best as runner-ups. Nothing heard: pocketsphinx alone."""
+        `spot_times`, and its confidence); pocketsphinx's 1-best and N-best as runner-ups. Nothing heard:
+        pocketsphinx alone."""
         best = " ".join(w for w, _, _ in words)
         if not best:
             return ps
-        return Transcript(best, [h for h in dict.fromkeys([ps.best, *ps.nbest]) if h and h != best], words)
+        return Transcript(best, [h for h in dict.fromkeys([ps.best, *ps.nbest]) if h and h != best], words,
+                          confidence)
 
     def spot(self, audio: np.ndarray, phrases: list[str], threshold: float = 1e-10,
              per_phone: float | None = None) -> set[str]:

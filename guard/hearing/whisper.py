@@ -108,14 +108,19 @@ class Whisper:
 
     def __call__(self, audio: np.ndarray) -> list[tuple[str, float, float]]:
         """The words heard, spelled as `spoken` spells them, with start and end seconds into `audio`."""
+        return self.transcribe(audio)[0]
+
+    def transcribe(self, audio: np.ndarray) -> tuple[list[tuple[str, float, float]], float]:
+        """(the words heard, as `__call__` returns them; their mean probability, 0.0 when none)."""
         peak = float(np.abs(audio).max())
         if peak == 0:
-            return []
+            return [], 0.0
         x = (audio * (0.5 / peak)).astype(np.float32)
         with self._lock:
             segments, _ = self.model.transcribe(x, language="en", beam_size=self.beam_size, vad_filter=False,
                                                 word_timestamps=True, condition_on_previous_text=False)
             found = [w for s in segments for w in (s.words or [])]
+        confidence = float(np.mean([w.probability for w in found])) if found else 0.0
         out: list[tuple[str, float, float]] = []
         for w in found:
             for part in spoken(w.word).split():
@@ -123,4 +128,4 @@ class Whisper:
                     out[-1] = (out[-1][0] + part, out[-1][1], float(w.end))
                 else:
                     out.append((part, float(w.start), float(w.end)))
-        return out
+        return out, confidence

@@ -4,7 +4,9 @@ Per Listen turn, each voice heard is transcribed and classified:
 - an instruction ("not even me" -> nobody; "between you and me" -> owner_only) re-scopes that voice's
   latest entry in the session (or, with nothing earlier, the utterance itself);
 - any other statement becomes an entry: inferred_private when its content is sensitive (Tier 3, then
-  treated like owner_only), public otherwise (the control set).
+  treated like owner_only), public otherwise (the control set). A statement the recogniser was unsure
+  of (Whisper's mean word probability under `min_statement_confidence`) is kept inferred_private too,
+  category "unclear": its words may hide a sensitive sentence (decision 68).
 Per probe, the requester is the main speaker of the Ask. An entry is disclosed when its scope is public,
 or owner_only/inferred_private and the requester is the owner's voice: the same enrolled id (or, for a
 session-local owner, the same embedding) with a score margin above the verify threshold, AND a median F0
@@ -35,6 +37,7 @@ from guard.proto import guard_pb2 as pb
 from guard.store import SecretEntry, Store
 
 REFUSAL = "I can't share that with you."
+UNCLEAR = "unclear"   # the category of a statement the recogniser was unsure of (kept inferred-private)
 STRICTNESS = [PUBLIC, INFERRED, OWNER_ONLY, NOBODY]
 
 
@@ -65,7 +68,8 @@ class SecretLedger:
         out = []
         entries = self.store.secrets(household, session_id)
         for track in d.tracks:
-            utterance = self.asr(isolate(samples, d, track, self.settings.hangover_seconds)).best
+            heard = self.asr(isolate(samples, d, track, self.settings.hangover_seconds))
+            utterance = heard.best
             if not utterance:
                 continue
             voice = voice_of(samples, d, track)
@@ -86,6 +90,9 @@ class SecretLedger:
             else:
                 s = self.classifier.sensitivity(utterance)
                 scope, category = (INFERRED if s.private else PUBLIC), s.category
+                if scope == PUBLIC and heard.confidence is not None \
+                        and heard.confidence < self.settings.min_statement_confidence:
+                    scope, category = INFERRED, UNCLEAR   # not understood: not passed on to others
             entry = SecretEntry(household, session_id, 0, voice.speaker_id, voice.embedding, scope, category,
                                 utterance, time.time(), {"f0_hz": voice.f0_hz, "score": voice.score,
                                                            "enrolled_f0_hz": voice.enrolled_f0_hz})
