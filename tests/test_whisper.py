@@ -33,6 +33,20 @@ def test_whisper_leads_and_pocketsphinx_runs_up(whisper):
     assert alone.best in led.nbest or alone.best == led.best   # pocketsphinx's 1-best becomes a runner-up
 
 
+def test_without_runner_ups_pocketsphinx_decodes_only_what_the_lead_missed(whisper):
+    x = scenes.tts("awb", "The library opens at nine in the morning.")
+    alone = Transcriber(cache_size=0, lead=whisper, runner_ups=False)(x)
+    assert alone.best == " ".join(w for w, _, _ in whisper(x)) and alone.nbest == []
+    assert 0.6 < alone.confidence <= 1.0   # clean speech: Whisper is sure of it
+
+    class Deaf:   # a lead that hears nothing
+        def transcribe(self, audio):
+            return [], 0.0
+
+    fallback = Transcriber(cache_size=0, lead=Deaf(), runner_ups=False)(x)
+    assert fallback.best == Transcriber(cache_size=0)(x).best != "" and fallback.confidence is None
+
+
 def test_silence_leaves_pocketsphinx_alone(whisper):
     assert whisper(np.zeros(16000, np.float32)) == []
     assert Transcriber(cache_size=0, lead=whisper)(np.zeros(16000, np.float32)).best == ""

@@ -43,10 +43,14 @@ class Transcriber:
     recording. Each call's audio is peak-normalised first (GENERAL mode sends each voice on its own, so a
     quiet bystander is decoded at full scale)."""
 
-    def __init__(self, cache_size: int = 64, nbest: int = 20, lead=None):
+    def __init__(self, cache_size: int = 64, nbest: int = 20, lead=None, runner_ups: bool = True):
         from pocketsphinx import Decoder  # noqa: F401 - fail at load, not at first request
 
         self.lead = lead   # .transcribe(audio) -> ([(word, start, end)], mean word probability), or None
+        # With a lead: also decode with pocketsphinx for its runner-up hypotheses (the cascade searches
+        # them); without, pocketsphinx decodes only what the lead heard nothing in (the ledger reads the
+        # 1-best alone, and the second decode doubled its time).
+        self.runner_ups = runner_ups
 
         self._local = threading.local()
         self._cache: OrderedDict[str, Transcript] = OrderedDict()
@@ -74,9 +78,13 @@ class Transcriber:
                 self._cache.move_to_end(key)
                 return self._cache[key]
         trimmed = _trim_silence(audio)
-        text = self._decode(trimmed)
-        if self.lead is not None:
-            text = self._led(text, *self.lead.transcribe(trimmed))
+        if self.lead is None:
+            text = self._decode(trimmed)
+        elif self.runner_ups:
+            text = self._led(self._decode(trimmed), *self.lead.transcribe(trimmed))
+        else:
+            words, confidence = self.lead.transcribe(trimmed)
+            text = self._led(Transcript(""), words, confidence) if words else self._decode(trimmed)
         with self._lock:
             self._cache[key] = text
             while len(self._cache) > self._cache_size:
