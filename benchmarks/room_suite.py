@@ -39,8 +39,8 @@ def main() -> None:
             shutil.copyfile(f, out)
             continue
         seed = int.from_bytes(hashlib.sha1(str(f.relative_to(src)).encode()).digest()[:4], "little")
-        x = scenes.room(decode(encoded=f.read_bytes()).samples, np.random.default_rng(seed), args.rt60, args.drr,
-                        args.snr)
+        x = decode(encoded=f.read_bytes()).samples
+        x = scenes.room(x, np.random.default_rng(seed), args.rt60, args.drr, args.snr)
         sf.write(out, np.clip(x, -1, 1), 16000, subtype="PCM_16", format=f.suffix[1:].upper())
         n += 1
     print(f"wrote {n} audio files under {dst} (RT60 {args.rt60} s, DRR {args.drr} dB, SNR {args.snr} dB)")

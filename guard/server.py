@@ -227,7 +227,8 @@ def load_components(settings: Settings, metrics: Metrics) -> GuardService:
         from guard.policy.privacy_text import PrivacyText
         from guard.policy.secrets import SecretLedger
 
-        asr = Transcriber(lead=shared(settings.policy.ledger_whisper, "policy.ledger_whisper"), runner_ups=False)
+        lead = shared(settings.policy.ledger_whisper, "policy.ledger_whisper")
+        asr = Transcriber(lead=lead, runner_ups=False)   # the ledger reads the 1-best alone
         ledger = SecretLedger(store, asr, PrivacyText(), hearing.threshold, settings.policy)
     log.info("loaded store=%s hearing=%s backend=%s in %.1f s", settings.store.kind,
              settings.hearing.embedder if hearing else "off", backend.name, time.perf_counter() - t)

@@ -181,10 +181,11 @@ def test_the_ledger_hears_an_instruction_in_a_noisy_room(store, classifier, hear
     (RT60 0.3 s, direct-to-reverberant 8 dB, white noise 20 dB down):
     the statement and its "not even me" instruction both reach the ledger (pocketsphinx alone lost
     most instructions in this condition: decision 66)."""
-    asr = Transcriber(lead=shared(PolicySettings().ledger_whisper), runner_ups=False)   # as the server builds it
+    asr = Transcriber(lead=shared(PolicySettings().ledger_whisper), runner_ups=False)   # as the server has it
     ledger = SecretLedger(store, asr, classifier, THRESHOLD, PolicySettings())
     sid = store.open_session("default", 60).session_id
-    for line in ("My doctor told me I have a stomach ulcer.", "Please do not tell anyone about that, not even me."):
+    for line in ("My doctor told me I have a stomach ulcer.",
+                 "Please do not tell anyone about that, not even me."):
         clip = scenes.room(scenes.level(scenes.tts("rms", line), -20), np.random.default_rng(0))
         ledger.record("default", sid, clip, hearing.hear(clip, []))
     (e,) = store.secrets("default", sid)
