@@ -17,6 +17,7 @@ Prints every figure with its trial counts. Voices: the Debian TTS voices of guar
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import tempfile
 import time
@@ -33,6 +34,7 @@ from guard.hearing import Hearing
 from guard.hearing.calibrate import det, speech_only, trials
 from guard.hearing.embed import unit
 from guard.hearing.vad import FRAME
+from guard.hearing.whisper import shared
 from guard.policy.selective import choose_main, gate
 from guard.proto import guard_pb2 as pb
 from guard.store.base import Voiceprint
@@ -155,19 +157,21 @@ def voiceprint(h: Hearing, voice: str) -> Voiceprint:
 
 def diarization(h: Hearing, n: int, offset: int = 0) -> dict:
     """DER, main-speaker identification, and what the SELECTIVE gate passes, for each policy side by side:
-    the default (split overlap, the 0.3 s lead-in check, the 0.2 s silent hangover, the background rule)
-    and the default without the background rule; split with the
-    lead-in and no hangover, with neither, and with a 0.6 s lead-in; attenuate and drop (attenuated
-    overlap counts as passed); drop with the lead-in; drop without its guard band, without pause fill,
-    and without both (the drop and attenuate rows have neither lead-in nor hangover). `offset` shifts the
-    scene seeds (another set of scenes for the same figures). Every row but `no_background` has the
-    background rule. Scenes: 2 and 3 speakers taking turns, and `background` (a bystander talking under
-    the main speaker). The `enrolled` rows hear the same scenes
-    with the main speaker enrolled (the household's owner; the bystanders are guests), gated by the
-    default policy: the production setting."""
+    the default (split overlap, the 0.3 s lead-in check, the 0.2 s silent hangover, the background rule,
+    word tails: each scene is transcribed by the service's recogniser for them) and the default without
+    the word tails and without the background rule; split with the lead-in and no hangover, with
+    neither, and with a 0.6 s lead-in; attenuate and drop (attenuated overlap counts as passed); drop
+    with the lead-in; drop without its guard band, without pause fill, and without both (the drop and
+    attenuate rows have neither lead-in nor hangover). `offset` shifts the scene seeds (another set of
+    scenes for the same figures). Every row but `no_background` has the background rule, and every row
+    but `no_tails` the word tails. Scenes: 2 and 3 speakers taking turns, and `background` (a bystander
+    talking under the main speaker). The `enrolled` rows hear the same scenes with the main speaker
+    enrolled (the household's owner; the bystanders are guests), gated by the default policy: the
+    production setting."""
     no_hangover = {"gate_hangover_seconds": 0.0}
     off = {"lead_in_seconds": 0.0, **no_hangover}
-    policies = {"default": PolicySettings(),   # split overlap, 0.3 s lead-in, 0.2 s hangover, background rule
+    policies = {"default": PolicySettings(),   # split overlap, 0.3 s lead-in, 0.2 s hangover, background rule,
+                "no_tails": PolicySettings(tail_seconds=0),
                 "no_background": PolicySettings(background_margin_db=0),
                 "split_lead_in": PolicySettings(overlap="split", lead_in_seconds=0.3, **no_hangover),
                 "split": PolicySettings(overlap="split", **off),
@@ -179,6 +183,7 @@ def diarization(h: Hearing, n: int, offset: int = 0) -> dict:
                 "drop_no_pause_fill": PolicySettings(overlap="drop", pause_fill_seconds=0, **off),
                 "drop_neither": PolicySettings(overlap="drop", guard_band_seconds=0, pause_fill_seconds=0, **off)}
     out = {}
+    recogniser = shared(PolicySettings().ledger_whisper, "policy.ledger_whisper")
     voiceprints: dict[str, Voiceprint] = {}
     kinds = {"2_speakers": lambda i: make_scene(i + 100 + offset, 2),
              "3_speakers": lambda i: make_scene(i + 150 + offset, 3),
@@ -195,6 +200,8 @@ def diarization(h: Hearing, n: int, offset: int = 0) -> dict:
         for i in range(n):
             sc, main = make(i)
             d = h.hear(sc.samples, [])
+            # the service's own recogniser: word times for the tails (once per scene, for every row)
+            words = functools.partial(list, recogniser(sc.samples))
             ref = sc.reference(d.n_frames)
             e, r = der(ref, [t.frames for t in d.tracks])
             e_tot, r_tot = e_tot + e, r_tot + r
@@ -206,7 +213,7 @@ def diarization(h: Hearing, n: int, offset: int = 0) -> dict:
             main_s += main_only.sum() / 100
             overlap_s += (ref[main] & others).sum() / 100
             for name, policy in policies.items():
-                pf = passed_frames(gate(sc.samples, d, choice.track, policy).samples, d.n_frames)
+                pf = passed_frames(gate(sc.samples, d, choice.track, policy, words).samples, d.n_frames)
                 by_leak[name] += (by_only & pf).sum() / 100
                 main_kept[name] += (main_only & pf).sum() / 100
                 overlap_kept[name] += (ref[main] & others & pf).sum() / 100
@@ -218,7 +225,7 @@ def diarization(h: Hearing, n: int, offset: int = 0) -> dict:
             mf = ce.track.frames
             enrolled_ok += int((mf & ref[main]).sum() > (mf & others).sum())
             by_voice += int(ce.rule == pb.ENROLLED and ce.track.speaker_id == main)
-            pf = passed_frames(gate(sc.samples, de, ce.track, PolicySettings()).samples, de.n_frames)
+            pf = passed_frames(gate(sc.samples, de, ce.track, PolicySettings(), words).samples, de.n_frames)
             enrolled["bystander"] += (by_only & pf).sum() / 100
             enrolled["main"] += (main_only & pf).sum() / 100
         out[kind] = {"scenes": n, "DER": e_tot / r_tot, "bystander_seconds": by_s, "main_seconds": main_s,

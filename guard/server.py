@@ -220,7 +220,7 @@ def load_components(settings: Settings, metrics: Metrics) -> GuardService:
     if not settings.policy.gating:
         log.warning("policy.gating is OFF: SELECTIVE requests reach the model ungated (measurement only)")
     backend = make_backend(settings.backend)
-    ledger = None
+    ledger = lead = None
     if hearing is not None:
         from guard.hearing.asr import Transcriber
         from guard.hearing.whisper import shared
@@ -232,7 +232,7 @@ def load_components(settings: Settings, metrics: Metrics) -> GuardService:
         ledger = SecretLedger(store, asr, PrivacyText(), hearing.threshold, settings.policy)
     log.info("loaded store=%s hearing=%s backend=%s in %.1f s", settings.store.kind,
              settings.hearing.embedder if hearing else "off", backend.name, time.perf_counter() - t)
-    return GuardService(settings, store, hearing, backend, metrics, ledger)
+    return GuardService(settings, store, hearing, backend, metrics, ledger, words=lead)
 
 
 async def start(settings: Settings, service: GuardService | None = None) -> Running:

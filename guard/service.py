@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -17,11 +18,13 @@ from guard.config import Settings
 from guard.errors import BackendError, BadAudio, BadRequest, GuardError, HearingError, SpeakerNotFound
 from guard.hearing import Diarization, Hearing
 from guard.metrics import Metrics
-from guard.policy import selective
+from guard.policy import selective, tails
 from guard.policy.answer import IDK_TEXT, LETTERS, extract_letter, idk_index
 from guard.policy.secrets import REFUSAL, SecretLedger, voice_of
 from guard.proto import guard_pb2 as pb
 from guard.store import DEFAULT_HOUSEHOLD, Store, Voiceprint
+
+Words = Callable[[np.ndarray], list[tails.Word]]
 
 log = logging.getLogger(__name__)
 MAX_OPTIONS = 5
@@ -54,10 +57,11 @@ def household_of(name: str) -> str:
 
 class GuardService:
     def __init__(self, settings: Settings, store: Store, hearing: Hearing | None, backend: Backend,
-                 metrics: Metrics, ledger: SecretLedger | None = None):
+                 metrics: Metrics, ledger: SecretLedger | None = None, words: Words | None = None):
         self.settings, self.store, self.hearing, self.backend, self.metrics = (
             settings, store, hearing, backend, metrics)
         self.ledger = ledger
+        self.words = words   # the guard's recogniser (word times for the gate's word tails); None: no tails
         self.embedder_name = settings.hearing.embedder
         self._count_enrolled()
 
@@ -275,7 +279,8 @@ class GuardService:
                 resp.speakers.extend(self._speakers_pb(d, choice.track.label))
                 resp.main_speaker, resp.main_rule = choice.track.label, choice.rule
                 return d, choice.track, samples, [self._isolate(samples, d, t) for t in d.tracks]
-            gated = selective.gate(samples, d, choice.track, self.settings.policy)
+            words = None if self.words is None else (lambda: self.words(samples))
+            gated = selective.gate(samples, d, choice.track, self.settings.policy, words)
         except Refusal:
             raise
         except Exception as e:

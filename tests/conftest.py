@@ -18,6 +18,15 @@ ENROLL_LINES = ["The weather is going to be cold and rainy all weekend long.",
 
 
 @pytest.fixture(scope="session")
+def hearing():
+    """The embedded hearing stack on its defaults, loaded once."""
+    from guard.config import HearingSettings
+    from guard.hearing import Hearing
+
+    return Hearing.from_settings(HearingSettings())
+
+
+@pytest.fixture(scope="session")
 def scene() -> scenes.Scene:
     """awb in front, slt behind at -10 dB, partly overlapping."""
     return scenes.conversation("awb", MAIN_LINES, [("slt", BYSTANDER_LINES)], seed=1)

@@ -6,7 +6,6 @@ import pytest
 
 from guard.backends import Backend, Task
 from guard.config import load_settings
-from guard.hearing import Hearing
 from guard.metrics import Metrics
 from guard.policy import selective
 from guard.proto import guard_pb2 as pb
@@ -33,10 +32,6 @@ class ScriptedBackend(Backend):
             raise reply
         return reply
 
-
-@pytest.fixture(scope="module")
-def hearing():
-    return Hearing.from_settings(load_settings(env={}).hearing)
 
 
 def make(tmp_path, hearing, replies):

@@ -11,11 +11,6 @@ from guard.hearing.vad import FRAME, SileroVad, WebrtcVad
 from guard.policy.selective import choose_main, gate, isolate
 
 
-@pytest.fixture(scope="module")
-def hearing():
-    return Hearing.from_settings(HearingSettings())
-
-
 def frames_of(turn) -> slice:
     return slice(int(turn.start * 16000) // FRAME, int(turn.end * 16000) // FRAME)
 

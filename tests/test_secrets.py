@@ -8,8 +8,7 @@ import pytest
 
 from guard import scenes
 from guard.bench.voxprivacy import contains_key, judge, score
-from guard.config import HearingSettings, PolicySettings, load_settings
-from guard.hearing import Hearing
+from guard.config import PolicySettings, load_settings
 from guard.hearing.asr import Transcriber, Transcript
 from guard.hearing.whisper import shared
 from guard.policy.privacy_text import INFERRED, NOBODY, OWNER_ONLY, PUBLIC, PrivacyText
@@ -121,11 +120,6 @@ def test_sessions_and_households_are_isolated(store, classifier):
     entry(store, s1, PUBLIC)
     assert ledger.split("default", s2, voice()) == ([], [])
     assert ledger.split("elsewhere", s1, voice()) == ([], [])
-
-
-@pytest.fixture(scope="module")
-def hearing():
-    return Hearing.from_settings(HearingSettings())
 
 
 @pytest.mark.parametrize("lines, scope", [

@@ -55,6 +55,7 @@ recogniser's last word ("rain" -> "re"). Frames where anyone else speaks are nev
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -65,6 +66,7 @@ from guard.config import PolicySettings
 from guard.hearing import Diarization, Track
 from guard.hearing.pitch import median_f0, semitones
 from guard.hearing.vad import FRAME, FRAME_SECONDS, near, runs
+from guard.policy import tails
 from guard.proto import guard_pb2 as pb
 
 LOUDNESS_MARGIN_DB = 6.0
@@ -97,8 +99,10 @@ class Gated:
     kept_seconds: float       # main-speaker speech passed through
 
 
-def gate(samples: np.ndarray, d: Diarization, main: Track, settings: PolicySettings) -> Gated:
-    """Silence everything but the main speaker's own speech."""
+def gate(samples: np.ndarray, d: Diarization, main: Track, settings: PolicySettings,
+         words: Callable[[], list[tails.Word]] | None = None) -> Gated:
+    """Silence everything but the main speaker's own speech. `words()`: the whole request's words with
+    their times (the guard's recogniser), called only where a word tail may be followed; None: none is."""
     n = len(samples)
     others = np.zeros(d.n_frames, bool)
     for t in d.tracks:
@@ -128,6 +132,11 @@ def gate(samples: np.ndarray, d: Diarization, main: Track, settings: PolicySetti
     if settings.gate_hangover_seconds > 0:   # word tails under the VAD's threshold, away from other voices
         gain[near(gain > 0, settings.gate_hangover_seconds) & ~d.speech
              & ~near(unsure, settings.guard_band_seconds)] = 1.0
+    if words is not None and settings.tail_seconds > 0 and unsure.any():
+        extra = tails.extend(samples, d, main, gain > 0, words, settings.tail_seconds,
+                             settings.tail_level_gap_db, settings.tail_margin_db)
+        gain[extra] = 1.0
+        solo = solo | (extra & main.frames)
     withheld_frames = d.speech & (gain < 1)   # speech removed or attenuated
     g = np.repeat(gain, FRAME)[:n]
     if len(g) < n:
