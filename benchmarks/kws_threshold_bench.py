@@ -18,7 +18,8 @@ import soundfile as sf
 from guard.config import Settings
 from guard.hearing import Hearing
 from guard.hearing.asr import Transcriber
-from guard.policy import selective
+from guard.hearing.whisper import shared
+from guard.policy import selective, tails
 from guard.policy.answer import idk_index
 
 SCHEMES = {"fixed 1e-10": {"threshold": 1e-10}, "fixed 1e-5": {"threshold": 1e-5},
@@ -33,6 +34,7 @@ def main() -> None:
     path = Path(args.questions)
     settings = Settings()
     hearing, asr = Hearing.from_settings(settings.hearing), Transcriber()
+    recogniser = shared(settings.policy.ledger_whisper, "policy.ledger_whisper")   # the gate's word tails
     gated: dict[str, object] = {}
     rows = {k: {"main hits": 0, "main other-option detections": 0, "bystander detections": 0} for k in SCHEMES}
     records = json.loads(path.read_text())
@@ -41,7 +43,7 @@ def main() -> None:
             x, _ = sf.read(path.parent / rec["audio"], dtype="float32")
             d = hearing.hear(x, [])
             gated[rec["audio"]] = selective.gate(x, d, selective.choose_main(d, settings.policy).track,
-                                                 settings.policy).samples
+                                                 settings.policy, tails.source(recogniser, x)).samples
         idk = idk_index(rec["options"])
         real = [o for i, o in enumerate(rec["options"]) if i != idk]
         for name, kw in SCHEMES.items():

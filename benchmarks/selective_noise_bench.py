@@ -22,7 +22,8 @@ from guard.backends.cascade import CascadeBackend
 from guard.bench.shbench import official_letter, score_records
 from guard.config import load_settings
 from guard.hearing import Hearing
-from guard.policy import selective
+from guard.hearing.whisper import shared
+from guard.policy import selective, tails
 
 
 def answers(records: list[dict], root: Path, hearing: Hearing, cascade: CascadeBackend, settings,
@@ -38,7 +39,9 @@ def answers(records: list[dict], root: Path, hearing: Hearing, cascade: CascadeB
                 x = (x + lsb).astype(np.float32)
             d = hearing.hear(x, [])
             main = selective.choose_main(d, settings.policy).track
-            gated[rec["audio"]] = selective.gate(x, d, main, settings.policy).samples
+            recogniser = shared(settings.policy.ledger_whisper, "policy.ledger_whisper")
+            gated[rec["audio"]] = selective.gate(x, d, main, settings.policy,
+                                                 tails.source(recogniser, x)).samples
         g = gated[rec["audio"]]
         prompt = selective.build_prompt(rec["question"], rec["options"], selective=True,
                                         description=rec.get("main_speaker_desc", ""))

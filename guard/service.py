@@ -279,8 +279,8 @@ class GuardService:
                 resp.speakers.extend(self._speakers_pb(d, choice.track.label))
                 resp.main_speaker, resp.main_rule = choice.track.label, choice.rule
                 return d, choice.track, samples, [self._isolate(samples, d, t) for t in d.tracks]
-            words = None if self.words is None else (lambda: self.words(samples))
-            gated = selective.gate(samples, d, choice.track, self.settings.policy, words)
+            gated = selective.gate(samples, d, choice.track, self.settings.policy,
+                                   tails.source(self.words, samples))
         except Refusal:
             raise
         except Exception as e:

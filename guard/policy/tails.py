@@ -14,6 +14,7 @@ Shapes: 10 ms frames throughout (guard.hearing.vad.FRAME); words are (text, star
 """
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 import numpy as np
@@ -26,6 +27,12 @@ Word = tuple[str, float, float]
 MAX_GAP_S = 0.15     # words further apart than this do not run on from each other
 START_S = 0.1        # the first word must start no later than this after the passed audio ends
 MIN_WORDS = 3        # the main speaker's words (inside the passed audio) needed to know its word level
+
+
+def source(recogniser: Callable[[np.ndarray], list[Word]] | None, samples: np.ndarray
+           ) -> Callable[[], list[Word]] | None:
+    """The gate's word source for one request: `recogniser(samples)` when called; None without one."""
+    return None if recogniser is None else functools.partial(recogniser, samples)
 
 
 def extend(samples: np.ndarray, d: Diarization, main: Track, passed: np.ndarray, words: Callable[[], list[Word]],
