@@ -55,6 +55,8 @@ class HearingSettings(_Section):
     cluster_threshold: float = Field(0.70, ge=-1, le=1, description="Cosine above which windows merge.")
     level_split_db: float = Field(6.0, ge=0, description="A run of a cluster's windows this far below the "
                                   "cluster's median level is split off as another voice; 0 = off.")
+    level_split_windows: int = Field(2, ge=1, description="Fewest consecutive quiet windows (of window_seconds, "
+                                     "every hop_seconds) split off by level_split_db.")
     overlap_margin: float = Field(0.08, ge=0, description="Frames whose two best voices score within this "
                                   "margin (and both cover them) are marked overlapped.")
     refine_seconds: float = Field(0.3, ge=0, description="Short-window length of the second pass over "

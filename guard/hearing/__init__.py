@@ -51,7 +51,8 @@ class Hearing:
                                          transition_windows=settings.transition_windows,
                                          reseg_window_seconds=settings.reseg_window_seconds,
                                          reseg_hop_seconds=settings.reseg_hop_seconds,
-                                         level_split_db=settings.level_split_db)
+                                         level_split_db=settings.level_split_db,
+                                         level_split_windows=settings.level_split_windows)
         self.diarizer = self.embedded
         if settings.diarizer == "pyannote":
             from guard.hearing.diarize_pyannote import PyannoteDiarizer
@@ -94,7 +95,8 @@ class Hearing:
             d = self.embedded(clip)
             secs = float(d.speech.sum() * FRAME / 16000)
             if len(d.tracks) > 1:
-                raise EnrollmentRejected(f"clip {i} holds {len(d.tracks)} voices; enroll one speaker alone")
+                raise EnrollmentRejected(f"clip {i} holds {len(d.tracks)} voices (or one voice at levels far "
+                                         "apart); enroll one speaker alone, at a steady distance")
             if secs < 0.5:
                 raise EnrollmentRejected(f"clip {i} holds {secs:.1f} s of speech; each clip needs at least "
                                          "0.5 s")
