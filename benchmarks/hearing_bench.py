@@ -170,7 +170,7 @@ def diarization(h: Hearing, n: int, offset: int = 0) -> dict:
     production setting."""
     no_hangover = {"gate_hangover_seconds": 0.0}
     off = {"lead_in_seconds": 0.0, **no_hangover}
-    policies = {"default": PolicySettings(),   # split overlap, 0.3 s lead-in, 0.2 s hangover, background rule,
+    policies = {"default": PolicySettings(),   # split, 0.3 s lead-in, 0.2 s hangover, background, word tails
                 "no_tails": PolicySettings(tail_seconds=0),
                 "no_background": PolicySettings(background_margin_db=0),
                 "split_lead_in": PolicySettings(overlap="split", lead_in_seconds=0.3, **no_hangover),

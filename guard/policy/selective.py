@@ -47,6 +47,9 @@ points on the mini suite and 5 on a seed-11 suite, decision 50):
   speaker's (more than `background_semitones`), are withheld. The main speaker's own quiet runs were
   unvoiced on every bench scene measured; without the pitch test they cost main-speaker answers.
   Speech under the main speaker's own (overlapped, not separable by gating) still passes.
+- word tails: where another voice at least `tail_level_gap_db` quieter takes over, the words that run
+  on from the cut (times from the guard's recogniser), while as loud as the main speaker's words, up to
+  `tail_seconds` (guard/policy/tails.py; diarization hands a turn over up to 0.6 s early, decision 69).
 Nothing else passes.
 Isolation (one voice's stream, for transcribing it in GENERAL mode, in the ledger and for a spoken
 question) keeps a short hangover (`hangover_seconds`) around the voice's stretches, only where the VAD

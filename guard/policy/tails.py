@@ -6,9 +6,11 @@ question was about ("... by boat", "... to Friday"). A recogniser places word bo
 guard transcribes the whole request with its own recogniser (the words are used for their times only
 and dropped; they never reach the model or a log), and at each end of the passed audio where another
 voice takes over, follows the words that run on from it: the passed audio is extended to the end of
-the furthest such word that is as loud as the main speaker rather than as the voice taking over, within
-`tail_seconds`. Level decides because that is what tells the voices apart at a change: the main speaker
-is in front, and where the next voice is not at least `tail_level_gap_db` quieter, nothing is extended.
+the furthest such word, within `tail_seconds`, whose level is at most `tail_margin_db` under the median
+of the main speaker's passed words (two quieter words in a row end the run). Level decides because that
+is what tells the voices apart at a change: the main speaker is in front, and where the next voice is
+not at least `tail_level_gap_db` quieter, nothing is extended. A word's RMS level is compared with
+words' (frame medians sit 2-3 dB lower; decision 69 has the thresholds measured).
 
 Shapes: 10 ms frames throughout (guard.hearing.vad.FRAME); words are (text, start_s, end_s).
 """
