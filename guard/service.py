@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -23,8 +22,6 @@ from guard.policy.answer import IDK_TEXT, LETTERS, extract_letter, idk_index
 from guard.policy.secrets import REFUSAL, SecretLedger, voice_of
 from guard.proto import guard_pb2 as pb
 from guard.store import DEFAULT_HOUSEHOLD, Store, Voiceprint
-
-Words = Callable[[np.ndarray], list[tails.Word]]
 
 log = logging.getLogger(__name__)
 MAX_OPTIONS = 5
@@ -57,7 +54,7 @@ def household_of(name: str) -> str:
 
 class GuardService:
     def __init__(self, settings: Settings, store: Store, hearing: Hearing | None, backend: Backend,
-                 metrics: Metrics, ledger: SecretLedger | None = None, words: Words | None = None):
+                 metrics: Metrics, ledger: SecretLedger | None = None, words: tails.Recogniser | None = None):
         self.settings, self.store, self.hearing, self.backend, self.metrics = (
             settings, store, hearing, backend, metrics)
         self.ledger = ledger

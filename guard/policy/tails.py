@@ -26,13 +26,13 @@ from guard.hearing import Diarization, Track
 from guard.hearing.vad import FRAME, runs
 
 Word = tuple[str, float, float]
+Recogniser = Callable[[np.ndarray], list[Word]]   # the guard's own: audio -> words with their times
 MAX_GAP_S = 0.15     # words further apart than this do not run on from each other
 START_S = 0.1        # the first word must start no later than this after the passed audio ends
 MIN_WORDS = 3        # the main speaker's words (inside the passed audio) needed to know its word level
 
 
-def source(recogniser: Callable[[np.ndarray], list[Word]] | None, samples: np.ndarray
-           ) -> Callable[[], list[Word]] | None:
+def source(recogniser: Recogniser | None, samples: np.ndarray) -> Callable[[], list[Word]] | None:
     """The gate's word source for one request: `recogniser(samples)` when called; None without one."""
     return None if recogniser is None else functools.partial(recogniser, samples)
 
