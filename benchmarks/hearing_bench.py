@@ -158,21 +158,23 @@ def voiceprint(h: Hearing, voice: str) -> Voiceprint:
 def diarization(h: Hearing, n: int, offset: int = 0) -> dict:
     """DER, main-speaker identification, and what the SELECTIVE gate passes, for each policy side by side:
     the default (split overlap, the 0.3 s lead-in check, the 0.2 s silent hangover, the background rule,
-    word tails: each scene is transcribed by the service's recogniser for them) and the default without
-    the word tails and without the background rule; split with the lead-in and no hangover, with
-    neither, and with a 0.6 s lead-in; attenuate and drop (attenuated overlap counts as passed); drop
-    with the lead-in; drop without its guard band, without pause fill, and without both (the drop and
-    attenuate rows have neither lead-in nor hangover). `offset` shifts the scene seeds (another set of
-    scenes for the same figures). Every row but `no_background` has the background rule, and every row
-    but `no_tails` the word tails. Scenes: 2 and 3 speakers taking turns, and `background` (a bystander
-    talking under the main speaker). The `enrolled` rows hear the same scenes with the main speaker
-    enrolled (the household's owner; the bystanders are guests), gated by the default policy: the
-    production setting."""
+    word tails: each scene is transcribed by the service's recogniser for them; the same-voice join) and
+    the default without the word tails, without the background rule, and without the same-voice join;
+    split with the lead-in and no hangover, with neither, and with a 0.6 s lead-in; attenuate and drop
+    (attenuated overlap counts as passed); drop with the lead-in; drop without its guard band, without
+    pause fill, and without both (the drop and attenuate rows have neither lead-in nor hangover).
+    `offset` shifts the scene seeds (another set of scenes for the same figures). Every row but
+    `no_background` has the background rule, every row but `no_tails` the word tails, and every row but
+    `no_same_voice` the same-voice join. Scenes: 2 and 3 speakers taking turns, and `background` (a
+    bystander talking under the main speaker). The `enrolled` rows hear the same scenes with the main
+    speaker enrolled (the household's owner; the bystanders are guests), gated by the default policy:
+    the production setting."""
     no_hangover = {"gate_hangover_seconds": 0.0}
     off = {"lead_in_seconds": 0.0, **no_hangover}
     policies = {"default": PolicySettings(),   # split, 0.3 s lead-in, 0.2 s hangover, background, word tails
                 "no_tails": PolicySettings(tail_seconds=0),
                 "no_background": PolicySettings(background_margin_db=0),
+                "no_same_voice": PolicySettings(same_voice_db=0),
                 "split_lead_in": PolicySettings(overlap="split", lead_in_seconds=0.3, **no_hangover),
                 "split": PolicySettings(overlap="split", **off),
                 "split_lead_in_0.6": PolicySettings(overlap="split", lead_in_seconds=0.6, **no_hangover),

@@ -105,6 +105,13 @@ class PolicySettings(_Section):
     background_semitones: float = Field(2.0, gt=0, description="A background-level run is withheld only "
                                         "when voiced with a median pitch this far from the main speaker's "
                                         "(the main speaker's own quiet runs are unvoiced or at its pitch).")
+    same_voice_db: float = Field(3.0, ge=0, description="A voice diarization heard apart from the main "
+                                 "speaker, no more than this quieter and at its pitch (within "
+                                 "same_voice_semitones), is the main speaker's own speech split off (with "
+                                 "or without a voice under it) and passes the SELECTIVE gate as the main "
+                                 "speaker's; never when the main speaker is enrolled; 0 = off.")
+    same_voice_semitones: float = Field(2.0, gt=0, description="Median pitch distance within which a voice "
+                                        "as loud as the main speaker is taken for the main speaker's own.")
     pause_fill_seconds: float = Field(0.25, ge=0, description="Pauses (no voice on the VAD) up to this long "
                                       "between two stretches of the main speaker's own speech pass the "
                                       "SELECTIVE gate, so sentences are not chopped; 0 = none.")

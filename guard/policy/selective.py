@@ -47,6 +47,10 @@ points on the mini suite and 5 on a seed-11 suite, decision 50):
   speaker's (more than `background_semitones`), are withheld. The main speaker's own quiet runs were
   unvoiced on every bench scene measured; without the pitch test they cost main-speaker answers.
   Speech under the main speaker's own (overlapped, not separable by gating) still passes.
+- same voice: a track as loud as the main speaker (within `same_voice_db`) and at its pitch (within
+  `same_voice_semitones`) is the main speaker's own speech that diarization heard apart (alone vs with a
+  voice under it, on the background layout), and passes as the main speaker's; never with enrolled
+  voices (decision 71).
 - word tails: where another voice at least `tail_level_gap_db` quieter takes over, the words that run
   on from the cut (times from the guard's recogniser), while as loud as the main speaker's words, up to
   `tail_seconds` (guard/policy/tails.py; diarization hands a turn over up to 0.6 s early, decision 69).
@@ -59,7 +63,7 @@ recogniser's last word ("rain" -> "re"). Frames where anyone else speaks are nev
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -107,6 +111,7 @@ def gate(samples: np.ndarray, d: Diarization, main: Track, settings: PolicySetti
     """Silence everything but the main speaker's own speech. `words()`: the whole request's words with
     their times (the guard's recogniser), called only where a word tail may be followed; None: none is."""
     n = len(samples)
+    d, main = join_same_voice(samples, d, main, settings)
     others = np.zeros(d.n_frames, bool)
     for t in d.tracks:
         if t is not main:
@@ -147,6 +152,32 @@ def gate(samples: np.ndarray, d: Diarization, main: Track, settings: PolicySetti
     g = _smooth_edges(g)
     return Gated((samples * g).astype(np.float32), float(withheld_frames.sum() * FRAME / 16000),
                  float(solo.sum() * FRAME / 16000))
+
+
+def own_f0(samples: np.ndarray, d: Diarization, t: Track) -> float:
+    """Median F0 of a voice's own (non-overlapped) speech; 0.0 when unknown."""
+    return median_f0(samples[np.repeat(t.frames & ~d.overlap, FRAME)[:len(samples)]])
+
+
+def join_same_voice(samples: np.ndarray, d: Diarization, main: Track,
+                    settings: PolicySettings) -> tuple[Diarization, Track]:
+    """The diarization with the main speaker's split-off stretches joined to its track. Diarization can
+    hear one voice as two: the main speaker alone and the main speaker with a voice under it, or one
+    sentence apart from the rest. A track no more than `same_voice_db` quieter than the main speaker's,
+    at its pitch (median F0 within `same_voice_semitones`), is taken for the main speaker's own; a
+    bystander sits behind the main speaker or at another pitch. Not when identities are enrolled: then
+    verification has said whose voice each track is. Unknown pitch joins nothing."""
+    if settings.same_voice_db <= 0 or main.speaker_id or len(d.tracks) < 2:
+        return d, main
+    f0 = own_f0(samples, d, main)
+    joined = [t for t in d.tracks if t is not main and not t.speaker_id
+              and t.loudness_dbfs >= main.loudness_dbfs - settings.same_voice_db
+              and semitones(f0, own_f0(samples, d, t)) <= settings.same_voice_semitones]
+    if not joined:
+        return d, main
+    whole = replace(main, frames=np.logical_or.reduce([main.frames, *(t.frames for t in joined)]))
+    kept = [whole if t is main else t for t in d.tracks if not any(t is j for j in joined)]
+    return replace(d, tracks=kept), whole
 
 
 def background(samples: np.ndarray, d: Diarization, solo: np.ndarray, settings: PolicySettings) -> np.ndarray:
