@@ -161,10 +161,12 @@ class GuardService:
         return d
 
     @staticmethod
-    def _speakers_pb(d: Diarization, main_label: str = "") -> list[pb.SpeakerHeard]:
+    def _speakers_pb(d: Diarization, *main_labels: str) -> list[pb.SpeakerHeard]:
+        """Every voice heard; `is_main` for the main speaker's track(s) (more than one where the gate took
+        a voice for the main speaker's own, selective.join_same_voice)."""
         return [pb.SpeakerHeard(label=t.label, speaker_id=t.speaker_id, display_name=t.display_name,
                                 score=t.score, speech_seconds=t.speech_seconds, loudness_dbfs=t.loudness_dbfs,
-                                is_main=t.label == main_label,
+                                is_main=t.label in main_labels,
                                 segments=[pb.Segment(start=a, end=b, overlap=o) for a, b, o in
                                           t.segments(d.overlap)]) for t in d.tracks]
 
@@ -283,7 +285,7 @@ class GuardService:
         except Exception as e:
             log.exception("selective policy failed")
             raise Refusal(pb.POLICY_FAILED, f"selective policy failed ({type(e).__name__})") from e
-        resp.speakers.extend(self._speakers_pb(d, choice.track.label))
+        resp.speakers.extend(self._speakers_pb(d, choice.track.label, *gated.joined))
         resp.main_speaker, resp.main_rule = choice.track.label, choice.rule
         resp.withheld_seconds = gated.withheld_seconds
         self.metrics.withheld_seconds.inc(gated.withheld_seconds)

@@ -41,6 +41,8 @@ def second_passed(x: np.ndarray, d: Diarization, settings: PolicySettings) -> fl
 def test_the_main_speakers_sentence_heard_as_another_voice_passes():
     x, d = split_voice("awb", -21.0)
     assert second_passed(x, d, PolicySettings()) > 0.95
+    assert selective.gate(x, d, d.tracks[0], PolicySettings()).joined == ("S2",)   # reported as main
+    assert selective.gate(x, d, d.tracks[0], PolicySettings(same_voice_db=0)).joined == ()
     assert second_passed(x, d, PolicySettings(same_voice_db=0)) < 0.05   # off: withheld as before
 
 

@@ -104,6 +104,7 @@ class Gated:
     samples: np.ndarray       # what the model receives
     withheld_seconds: float   # bystander and overlapped audio removed or attenuated
     kept_seconds: float       # main-speaker speech passed through
+    joined: tuple[str, ...] = ()   # labels of the voices taken for the main speaker's own (join_same_voice)
 
 
 def gate(samples: np.ndarray, d: Diarization, main: Track, settings: PolicySettings,
@@ -111,7 +112,9 @@ def gate(samples: np.ndarray, d: Diarization, main: Track, settings: PolicySetti
     """Silence everything but the main speaker's own speech. `words()`: the whole request's words with
     their times (the guard's recogniser), called only where a word tail may be followed; None: none is."""
     n = len(samples)
+    labels = [t.label for t in d.tracks if t is not main]
     d, main = join_same_voice(samples, d, main, settings)
+    joined = tuple(x for x in labels if x not in {t.label for t in d.tracks})
     others = np.zeros(d.n_frames, bool)
     for t in d.tracks:
         if t is not main:
@@ -151,7 +154,7 @@ def gate(samples: np.ndarray, d: Diarization, main: Track, settings: PolicySetti
         g = np.pad(g, (0, n - len(g)))
     g = _smooth_edges(g)
     return Gated((samples * g).astype(np.float32), float(withheld_frames.sum() * FRAME / 16000),
-                 float(solo.sum() * FRAME / 16000))
+                 float(solo.sum() * FRAME / 16000), joined)
 
 
 def own_f0(samples: np.ndarray, d: Diarization, t: Track) -> float:
