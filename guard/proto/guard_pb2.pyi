@@ -482,6 +482,7 @@ class SpeakerHeard(_message.Message):
     loudness_dbfs: _builtins.float
     """RMS level of this speaker's speech"""
     is_main: _builtins.bool
+    """the main speaker: its track, and any voice the SELECTIVE gate took for its own"""
     @_builtins.property
     def segments(self) -> _containers.RepeatedCompositeFieldContainer[Global___Segment]: ...
     def __init__(
