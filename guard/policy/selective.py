@@ -172,10 +172,12 @@ def join_same_voice(samples: np.ndarray, d: Diarization, main: Track,
     verification has said whose voice each track is. Unknown pitch joins nothing."""
     if settings.same_voice_db <= 0 or main.speaker_id or len(d.tracks) < 2:
         return d, main
+    loud = [t for t in d.tracks if t is not main and not t.speaker_id
+            and t.loudness_dbfs >= main.loudness_dbfs - settings.same_voice_db]
+    if not loud:   # the usual case: every other voice is behind the main speaker; no pitch to measure
+        return d, main
     f0 = own_f0(samples, d, main)
-    joined = [t for t in d.tracks if t is not main and not t.speaker_id
-              and t.loudness_dbfs >= main.loudness_dbfs - settings.same_voice_db
-              and semitones(f0, own_f0(samples, d, t)) <= settings.same_voice_semitones]
+    joined = [t for t in loud if semitones(f0, own_f0(samples, d, t)) <= settings.same_voice_semitones]
     if not joined:
         return d, main
     whole = replace(main, frames=np.logical_or.reduce([main.frames, *(t.frames for t in joined)]))
