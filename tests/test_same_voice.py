@@ -62,5 +62,5 @@ def test_enrolled_voices_are_left_to_verification(main_id, second_id):
 def test_silence_joins_nothing():
     x, d = split_voice("awb", -20.0)
     x[np.repeat(d.tracks[1].frames, FRAME)[:len(x)]] = 0.0   # no pitch to compare
-    j, main = selective.join_same_voice(x, d, d.tracks[0], PolicySettings())
-    assert j is d and main is d.tracks[0]
+    j, main, joined = selective.join_same_voice(x, d, d.tracks[0], PolicySettings())
+    assert j is d and main is d.tracks[0] and joined == ()

@@ -112,9 +112,7 @@ def gate(samples: np.ndarray, d: Diarization, main: Track, settings: PolicySetti
     """Silence everything but the main speaker's own speech. `words()`: the whole request's words with
     their times (the guard's recogniser), called only where a word tail may be followed; None: none is."""
     n = len(samples)
-    labels = [t.label for t in d.tracks if t is not main]
-    d, main = join_same_voice(samples, d, main, settings)
-    joined = tuple(x for x in labels if x not in {t.label for t in d.tracks})
+    d, main, joined = join_same_voice(samples, d, main, settings)
     others = np.zeros(d.n_frames, bool)
     for t in d.tracks:
         if t is not main:
@@ -163,26 +161,27 @@ def own_f0(samples: np.ndarray, d: Diarization, t: Track) -> float:
 
 
 def join_same_voice(samples: np.ndarray, d: Diarization, main: Track,
-                    settings: PolicySettings) -> tuple[Diarization, Track]:
-    """The diarization with the main speaker's split-off stretches joined to its track. Diarization can
+                    settings: PolicySettings) -> tuple[Diarization, Track, tuple[str, ...]]:
+    """(the diarization with the main speaker's split-off stretches joined to its track, that track, the
+    labels joined to it). Diarization can
     hear one voice as two: the main speaker alone and the main speaker with a voice under it, or one
     sentence apart from the rest. A track no more than `same_voice_db` quieter than the main speaker's,
     at its pitch (median F0 within `same_voice_semitones`), is taken for the main speaker's own; a
     bystander sits behind the main speaker or at another pitch. Not when identities are enrolled: then
     verification has said whose voice each track is. Unknown pitch joins nothing."""
     if settings.same_voice_db <= 0 or main.speaker_id or len(d.tracks) < 2:
-        return d, main
+        return d, main, ()
     loud = [t for t in d.tracks if t is not main and not t.speaker_id
             and t.loudness_dbfs >= main.loudness_dbfs - settings.same_voice_db]
     if not loud:   # the usual case: every other voice is behind the main speaker; no pitch to measure
-        return d, main
+        return d, main, ()
     f0 = own_f0(samples, d, main)
     joined = [t for t in loud if semitones(f0, own_f0(samples, d, t)) <= settings.same_voice_semitones]
     if not joined:
-        return d, main
+        return d, main, ()
     whole = replace(main, frames=np.logical_or.reduce([main.frames, *(t.frames for t in joined)]))
     kept = [whole if t is main else t for t in d.tracks if not any(t is j for j in joined)]
-    return replace(d, tracks=kept), whole
+    return replace(d, tracks=kept), whole, tuple(t.label for t in joined)
 
 
 def background(samples: np.ndarray, d: Diarization, solo: np.ndarray, settings: PolicySettings) -> np.ndarray:
