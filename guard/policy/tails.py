@@ -10,7 +10,10 @@ the furthest such word, within `tail_seconds`, whose level is at most `tail_marg
 of the main speaker's passed words (two quieter words in a row end the run). Level decides because that
 is what tells the voices apart at a change: the main speaker is in front, and where the next voice is
 not at least `tail_level_gap_db` quieter, nothing is extended. A word's RMS level is compared with
-words' (frame medians sit 2-3 dB lower; decision 69 has the thresholds measured).
+words' (frame medians sit 2-3 dB lower; decision 69 has the thresholds measured). The recogniser's word
+ends can land early (tiny.en ended "Oscar" 0.08 s before its last syllable, after the "k"'s silence), so
+past the last word followed, the audio passes on through the 10 ms frames as loud as a followed word
+must be, within `slack_seconds`, until more than MAX_DIP quiet frames in a row (decision 73).
 
 Shapes: 10 ms frames throughout (guard.hearing.vad.FRAME); words are (text, start_s, end_s).
 """
@@ -29,6 +32,7 @@ Word = tuple[str, float, float]
 Recogniser = Callable[[np.ndarray], list[Word]]   # the guard's own: audio -> words with their times
 MAX_GAP_S = 0.15     # words further apart than this do not run on from each other
 START_S = 0.1        # the first word must start no later than this after the passed audio ends
+MAX_DIP = 3          # quiet 10 ms frames in a row that end a word's slack (the dip before a last burst)
 MIN_WORDS = 3        # the main speaker's words (inside the passed audio) needed to know its word level
 
 
@@ -38,7 +42,7 @@ def source(recogniser: Recogniser | None, samples: np.ndarray) -> Callable[[], l
 
 
 def extend(samples: np.ndarray, d: Diarization, main: Track, passed: np.ndarray, words: Callable[[], list[Word]],
-           tail_seconds: float, gap_db: float, margin_db: float) -> np.ndarray:
+           tail_seconds: float, gap_db: float, margin_db: float, slack_seconds: float = 0.0) -> np.ndarray:
     """(n_frames,) bool: frames to pass beyond `passed` (the gate's frames) at the main speaker's turn
     ends. `words()` is called (the request transcribed) only where some turn end may have a tail."""
     out = np.zeros(d.n_frames, bool)
@@ -54,8 +58,12 @@ def extend(samples: np.ndarray, d: Diarization, main: Track, passed: np.ndarray,
     inside = [dbfs(_audio(samples, a, b)) for _, a, b in heard if own[_frames(a, b)].mean() > 0.5]
     if len(inside) < MIN_WORDS:
         return out
+    threshold = float(np.median(inside)) - margin_db
     for b in ends:
-        out[b:_tail_end(samples, heard, b, cap, float(np.median(inside)) - margin_db)] = True
+        e = _tail_end(samples, heard, b, cap, threshold)
+        if e > b:
+            e = _loud_until(samples, e, min(b + cap, e + round(slack_seconds * 100)), threshold)
+        out[b:e] = True
     return out
 
 
@@ -88,6 +96,21 @@ def _taking_over(d: Diarization, main: Track, b: int, cap: int) -> Track | None:
         if t is not main and k > most:
             best, most = t, k
     return best
+
+
+def _loud_until(samples: np.ndarray, e: int, stop: int, threshold_db: float) -> int:
+    """Where a followed word really ends when the recogniser put its end at frame `e` too early: one past
+    the last 10 ms frame at or above `threshold_db` before `stop`, in a run from `e` broken by no more
+    than MAX_DIP quiet frames in a row (a stop consonant's silence); `e` when none is loud."""
+    end, quiet = e, 0
+    for f in range(e, stop):
+        if dbfs(samples[f * FRAME:(f + 1) * FRAME]) >= threshold_db:
+            end, quiet = f + 1, 0
+        else:
+            quiet += 1
+            if quiet > MAX_DIP:
+                break
+    return end
 
 
 def _tail_end(samples: np.ndarray, words: list[Word], b: int, cap: int, threshold_db: float) -> int:
