@@ -195,7 +195,7 @@ def diarization(h: Hearing, n: int, offset: int = 0, only: tuple[str, ...] = ())
              "3_speakers": lambda i: make_scene(i + 150 + offset, 3),
              "background": lambda i: make_background_scene(i + offset),
              # a bystander as loud as the main speaker (0 or 2 dB down): where the same-voice join can
-             # take a bystander at the main speaker's pitch for the main speaker (decision 71's risk)
+             # take a bystander at the main speaker's pitch for the main speaker (decision 74)
              "equal_level": lambda i: make_scene(i + 200 + offset, 2, bystander_db=-2.0 * (i % 2))}
     for kind, make in kinds.items():
         if only and kind not in only:
