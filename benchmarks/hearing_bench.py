@@ -1,5 +1,6 @@
 """Hearing benchmark: verification (leave-one-voice-out, pitch impostors), diarization on generated
-scenes (DER, bystander leak, main kept), and speed (RTF, beside pyannote's real architecture).
+scenes and on a real recorded call (DER, bystander leak, main kept), and speed (RTF, beside pyannote's
+real architecture).
 
     .venv/bin/python benchmarks/hearing_bench.py [--utterances 24] [--scenes 24] [--scene-offset 0]
         [--out out/hearing.json] [--skip verification diarization speed] [--device cpu|cuda|auto]
@@ -28,7 +29,7 @@ import soundfile as sf
 import torch
 from scipy.optimize import linear_sum_assignment
 
-from guard import scenes
+from guard import recordings, scenes
 from guard.config import HearingSettings, PolicySettings
 from guard.hearing import Hearing
 from guard.hearing.calibrate import det, speech_only, trials
@@ -133,6 +134,16 @@ def make_background_scene(i: int) -> tuple[scenes.Scene, str]:
                              rt60=0.3 if i % 4 == 3 else 0.0), main
 
 
+CALL_LEVELS = (0.0, -6.0, -10.0, -15.0)
+
+
+def make_call_scene(i: int) -> tuple[scenes.Scene, str]:
+    """The real recorded call (guard.recordings): each of its two people in front in turn, the other as
+    recorded (0 dB) or 6, 10, 15 dB down. Eight distinct scenes; i wraps."""
+    main = recordings.CALL_SPEAKERS[i % 2]
+    return recordings.call_scene(main, CALL_LEVELS[(i // 2) % len(CALL_LEVELS)]), main
+
+
 def der(ref: dict[str, np.ndarray], hyp: list[np.ndarray]) -> tuple[float, float]:
     """Frame DER, no collar, overlap scored: (error frames, reference speaker-frames)."""
     r = np.stack(list(ref.values())).astype(int)
@@ -169,8 +180,10 @@ def diarization(h: Hearing, n: int, offset: int = 0, only: tuple[str, ...] = ())
     `no_tails` the word tails, every row but `no_tails` and `no_tail_slack` the tails' slack, and every
     row but `no_same_voice` the same-voice join. Scenes: 2 and 3 speakers taking turns, `background` (a
     bystander talking under the main speaker), and `equal_level` (2 speakers taking turns, the bystander
-    as loud as the main speaker). The `enrolled` rows hear the same scenes with the main
-    speaker enrolled (the household's owner; the bystanders are guests), gated by the default policy:
+    as loud as the main speaker), and `call`: real people (guard.recordings: a recorded telephone call,
+    each person in front in turn, the other 0, 6, 10 or 15 dB down; at most 8 scenes, and no `enrolled`
+    rows: the recording holds no other speech of theirs to enroll from). The `enrolled` rows hear the
+    same scenes with the main speaker enrolled (the household's owner; the bystanders are guests), gated by the default policy:
     the production setting."""
     no_hangover = {"gate_hangover_seconds": 0.0}
     off = {"lead_in_seconds": 0.0, **no_hangover}
@@ -196,10 +209,13 @@ def diarization(h: Hearing, n: int, offset: int = 0, only: tuple[str, ...] = ())
              "background": lambda i: make_background_scene(i + offset),
              # a bystander as loud as the main speaker (0 or 2 dB down): where the same-voice join can
              # take a bystander at the main speaker's pitch for the main speaker (decision 74)
-             "equal_level": lambda i: make_scene(i + 200 + offset, 2, bystander_db=-2.0 * (i % 2))}
+             "equal_level": lambda i: make_scene(i + 200 + offset, 2, bystander_db=-2.0 * (i % 2)),
+             "call": make_call_scene}
     for kind, make in kinds.items():
         if only and kind not in only:
             continue
+        n_kind = min(n, 2 * len(CALL_LEVELS)) if kind == "call" else n
+        real = kind == "call"
         e_tot = r_tot = 0
         by_s = main_s = overlap_s = 0.0
         by_leak = dict.fromkeys(policies, 0.0)
@@ -208,7 +224,7 @@ def diarization(h: Hearing, n: int, offset: int = 0, only: tuple[str, ...] = ())
         main_ok = enrolled_ok = by_voice = 0
         enrolled = {"bystander": 0.0, "main": 0.0}
         e_enr = 0
-        for i in range(n):
+        for i in range(n_kind):
             sc, main = make(i)
             d = h.hear(sc.samples, [])
             # the service's own recogniser: word times for the tails (once per scene, for every row)
@@ -230,6 +246,8 @@ def diarization(h: Hearing, n: int, offset: int = 0, only: tuple[str, ...] = ())
                 overlap_kept[name] += (ref[main] & others & pf).sum() / 100
             mf = choice.track.frames
             main_ok += int((mf & ref[main]).sum() > (mf & others).sum())
+            if real:
+                continue
             de = h.hear(sc.samples, [voiceprints.setdefault(main, voiceprint(h, main))])
             e_enr += der(ref, [t.frames for t in de.tracks])[0]
             ce = choose_main(de, PolicySettings())
@@ -239,17 +257,19 @@ def diarization(h: Hearing, n: int, offset: int = 0, only: tuple[str, ...] = ())
             pf = passed_frames(gate(sc.samples, de, ce.track, PolicySettings(), words).samples, de.n_frames)
             enrolled["bystander"] += (by_only & pf).sum() / 100
             enrolled["main"] += (main_only & pf).sum() / 100
-        out[kind] = {"scenes": n, "DER": e_tot / r_tot, "bystander_seconds": by_s, "main_seconds": main_s,
-                     "main_identified": main_ok / n,
+        enrolled_rows = {} if real else {
+            "enrolled_DER": e_enr / r_tot, "enrolled_main_identified": enrolled_ok / n_kind,
+            "enrolled_main_verified": by_voice / n_kind,
+            "enrolled_bystander_leak_share": enrolled["bystander"] / by_s,
+            "enrolled_main_kept_share": enrolled["main"] / main_s}
+        out[kind] = {"scenes": n_kind, "DER": e_tot / r_tot, "bystander_seconds": by_s, "main_seconds": main_s,
+                     "main_identified": main_ok / n_kind,
                      **{f"bystander_leak_share_{p}": by_leak[p] / by_s for p in policies},
                      **{f"main_kept_share_{p}": main_kept[p] / main_s for p in policies},
                      "main_overlapped_seconds": overlap_s,
                      **{f"main_overlapped_passed_share_{p}": overlap_kept[p] / overlap_s
                         for p in policies},
-                     "enrolled_DER": e_enr / r_tot, "enrolled_main_identified": enrolled_ok / n,
-                     "enrolled_main_verified": by_voice / n,
-                     "enrolled_bystander_leak_share": enrolled["bystander"] / by_s,
-                     "enrolled_main_kept_share": enrolled["main"] / main_s}
+                     **enrolled_rows}
     return out
 
 

@@ -213,6 +213,10 @@ def cmd_bench_generate(args) -> int:
 
         q = generate(Path(args.out), n_scenes=args.scenes, seed=args.seed, variant=args.variant,
                      fmt=args.format, layout=args.layout, voices=args.voices)
+    elif args.suite == "shbench-call":
+        from guard.bench.gen_call import generate as generate_call
+
+        q = generate_call(Path(args.out), fmt=args.format, seed=args.seed)
     else:
         from guard.bench.gen_voxprivacy import generate as generate_vp
 
@@ -316,8 +320,8 @@ def build_parser() -> argparse.ArgumentParser:
     bp.set_defaults(func=cmd_bench_voxprivacy)
 
     bp = bsub.add_parser("generate", help="generate a suite (SH-Bench or VoxPrivacy format) from the scene "
-                         "generator")
-    bp.add_argument("suite", choices=["shbench", "voxprivacy"])
+                         "generator; shbench-call: SH-Bench format from a real recorded call (guard.recordings)")
+    bp.add_argument("suite", choices=["shbench", "shbench-call", "voxprivacy"])
     bp.add_argument("--out", required=True)
     bp.add_argument("--scenes", type=int, default=20)
     bp.add_argument("--seed", type=int, default=0)
