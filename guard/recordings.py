@@ -41,7 +41,8 @@ def sample_folder() -> Path:
         raise FileNotFoundError("pyannote.audio is not installed; scripts/install.sh installs it")
     folder = Path(next(iter(spec.submodule_search_locations))) / "sample"
     if not (folder / "sample.wav").exists():
-        raise FileNotFoundError(f"{folder}/sample.wav is missing (pyannote.audio ships it from 4.0)")
+        raise FileNotFoundError(f"{folder}/sample.wav is missing: this pyannote.audio does not ship its sample "
+                                "(4.0.7 does; scripts/install.sh installs a 4.x)")
     return folder
 
 
