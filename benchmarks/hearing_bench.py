@@ -183,8 +183,8 @@ def diarization(h: Hearing, n: int, offset: int = 0, only: tuple[str, ...] = ())
     as loud as the main speaker), and `call`: real people (guard.recordings: a recorded telephone call,
     each person in front in turn, the other 0, 6, 10 or 15 dB down; at most 8 scenes, and no `enrolled`
     rows: the recording holds no other speech of theirs to enroll from). The `enrolled` rows hear the
-    same scenes with the main speaker enrolled (the household's owner; the bystanders are guests), gated by the default policy:
-    the production setting."""
+    same scenes with the main speaker enrolled (the household's owner; the bystanders are guests), gated
+    by the default policy: the production setting."""
     no_hangover = {"gate_hangover_seconds": 0.0}
     off = {"lead_in_seconds": 0.0, **no_hangover}
     policies = {"default": PolicySettings(),   # split, 0.3 s lead-in, 0.2 s hangover, background, word tails
@@ -214,8 +214,8 @@ def diarization(h: Hearing, n: int, offset: int = 0, only: tuple[str, ...] = ())
     for kind, make in kinds.items():
         if only and kind not in only:
             continue
-        n_kind = min(n, 2 * len(CALL_LEVELS)) if kind == "call" else n
-        real = kind == "call"
+        real = kind == "call"   # real people: no other speech of theirs to enroll from
+        n_kind = min(n, 2 * len(CALL_LEVELS)) if real else n
         e_tot = r_tot = 0
         by_s = main_s = overlap_s = 0.0
         by_leak = dict.fromkeys(policies, 0.0)
