@@ -36,7 +36,7 @@ from guard.hearing.calibrate import det, speech_only, trials
 from guard.hearing.embed import unit
 from guard.hearing.vad import FRAME
 from guard.hearing.whisper import shared
-from guard.policy.selective import choose_main, gate
+from guard.policy.selective import choose_main, gate, indistinct
 from guard.proto import guard_pb2 as pb
 from guard.store.base import Voiceprint
 
@@ -178,7 +178,9 @@ def diarization(h: Hearing, n: int, offset: int = 0, only: tuple[str, ...] = ())
     `offset` shifts the scene seeds (another set of scenes for the same figures); `only` names the scene
     kinds to hear (all when empty). Every row but `no_background` has the background rule, every row but
     `no_tails` the word tails, every row but `no_tails` and `no_tail_slack` the tails' slack, and every
-    row but `no_same_voice` the same-voice join. Scenes: 2 and 3 speakers taking turns, `background` (a
+    row but `no_same_voice` the same-voice join, and every row but `no_indistinct` the refusal where a
+    voice cannot be told from the main speaker (nothing passes; `scenes_refused` counts the default
+    row's). Scenes: 2 and 3 speakers taking turns, `background` (a
     bystander talking under the main speaker), and `equal_level` (2 speakers taking turns, the bystander
     as loud as the main speaker), and `call`: real people (guard.recordings: a recorded telephone call,
     each person in front in turn, the other 0, 6, 10 or 15 dB down; at most 8 scenes, and no `enrolled`
@@ -192,6 +194,7 @@ def diarization(h: Hearing, n: int, offset: int = 0, only: tuple[str, ...] = ())
                 "no_tail_slack": PolicySettings(tail_slack_seconds=0),
                 "no_background": PolicySettings(background_margin_db=0),
                 "no_same_voice": PolicySettings(same_voice_db=0),
+                "no_indistinct": PolicySettings(indistinct_seconds=0),
                 "split_lead_in": PolicySettings(overlap="split", lead_in_seconds=0.3, **no_hangover),
                 "split": PolicySettings(overlap="split", **off),
                 "split_lead_in_0.6": PolicySettings(overlap="split", lead_in_seconds=0.6, **no_hangover),
@@ -221,7 +224,7 @@ def diarization(h: Hearing, n: int, offset: int = 0, only: tuple[str, ...] = ())
         by_leak = dict.fromkeys(policies, 0.0)
         main_kept = dict.fromkeys(policies, 0.0)
         overlap_kept = dict.fromkeys(policies, 0.0)   # the main speaker's speech under another voice
-        main_ok = enrolled_ok = by_voice = 0
+        main_ok = enrolled_ok = by_voice = refused = 0
         enrolled = {"bystander": 0.0, "main": 0.0}
         e_enr = 0
         for i in range(n_kind):
@@ -240,7 +243,8 @@ def diarization(h: Hearing, n: int, offset: int = 0, only: tuple[str, ...] = ())
             main_s += main_only.sum() / 100
             overlap_s += (ref[main] & others).sum() / 100
             for name, policy in policies.items():
-                pf = passed_frames(gate(sc.samples, d, choice.track, policy, words).samples, d.n_frames)
+                pf, no = passed(h, sc.samples, d, choice.track, policy, words)
+                refused += int(no and name == "default")
                 by_leak[name] += (by_only & pf).sum() / 100
                 main_kept[name] += (main_only & pf).sum() / 100
                 overlap_kept[name] += (ref[main] & others & pf).sum() / 100
@@ -254,7 +258,7 @@ def diarization(h: Hearing, n: int, offset: int = 0, only: tuple[str, ...] = ())
             mf = ce.track.frames
             enrolled_ok += int((mf & ref[main]).sum() > (mf & others).sum())
             by_voice += int(ce.rule == pb.ENROLLED and ce.track.speaker_id == main)
-            pf = passed_frames(gate(sc.samples, de, ce.track, PolicySettings(), words).samples, de.n_frames)
+            pf, _ = passed(h, sc.samples, de, ce.track, PolicySettings(), words)
             enrolled["bystander"] += (by_only & pf).sum() / 100
             enrolled["main"] += (main_only & pf).sum() / 100
         enrolled_rows = {} if real else {
@@ -263,7 +267,7 @@ def diarization(h: Hearing, n: int, offset: int = 0, only: tuple[str, ...] = ())
             "enrolled_bystander_leak_share": enrolled["bystander"] / by_s,
             "enrolled_main_kept_share": enrolled["main"] / main_s}
         out[kind] = {"scenes": n_kind, "DER": e_tot / r_tot, "bystander_seconds": by_s, "main_seconds": main_s,
-                     "main_identified": main_ok / n_kind,
+                     "main_identified": main_ok / n_kind, "scenes_refused": refused,
                      **{f"bystander_leak_share_{p}": by_leak[p] / by_s for p in policies},
                      **{f"main_kept_share_{p}": main_kept[p] / main_s for p in policies},
                      "main_overlapped_seconds": overlap_s,
@@ -271,6 +275,16 @@ def diarization(h: Hearing, n: int, offset: int = 0, only: tuple[str, ...] = ())
                         for p in policies},
                      **enrolled_rows}
     return out
+
+
+def passed(h: Hearing, samples: np.ndarray, d, main, policy: PolicySettings, words) -> tuple[np.ndarray, bool]:
+    """((n_frames,) bool, refused): what the service's SELECTIVE path lets reach the model: the gate's
+    output, or nothing where a voice the verifier cannot tell from the main speaker makes it refuse
+    (decision 76)."""
+    g = gate(samples, d, main, policy, words)
+    if indistinct(d, main, h.threshold, policy.indistinct_seconds) is not None:
+        return np.zeros(d.n_frames, bool), True
+    return passed_frames(g.samples, d.n_frames), False
 
 
 def passed_frames(gated: np.ndarray, n_frames: int) -> np.ndarray:

@@ -114,6 +114,12 @@ class PolicySettings(_Section):
                                  "enrolling the household's voices turns the join off.")
     same_voice_semitones: float = Field(2.0, gt=0, description="Median pitch distance within which a voice "
                                         "as loud as the main speaker is taken for the main speaker's own.")
+    indistinct_seconds: float = Field(1.0, ge=0, description="In SELECTIVE mode, another voice with at least "
+                                      "this much speech whose embedding scores at or above the verify "
+                                      "threshold against the main speaker's is one the guard cannot tell "
+                                      "apart from the main speaker (decision 76): the request is refused "
+                                      "(VOICES_INDISTINCT), since who is speaking cannot be established; "
+                                      "0 = off.")
     pause_fill_seconds: float = Field(0.25, ge=0, description="Pauses (no voice on the VAD) up to this long "
                                       "between two stretches of the main speaker's own speech pass the "
                                       "SELECTIVE gate, so sentences are not chopped; 0 = none.")

@@ -275,9 +275,16 @@ class GuardService:
                 resp.speakers.extend(self._speakers_pb(d))
                 raise Refusal(pb.NO_SPEECH, "no voice spoke long enough to be the main speaker")
             if not self.settings.policy.gating:  # measurement mode: the model hears everyone
-                resp.speakers.extend(self._speakers_pb(d, choice.track.label))
-                resp.main_speaker, resp.main_rule = choice.track.label, choice.rule
+                self._evidence(resp, d, choice)
                 return d, choice.track, samples, [self._isolate(samples, d, t) for t in d.tracks]
+            threshold = self.hearing.threshold
+            close = selective.indistinct(d, choice.track, threshold, self.settings.policy.indistinct_seconds)
+            if close is not None:   # fail closed: the gate could not know whose speech it let through
+                self._evidence(resp, d, choice)
+                raise Refusal(pb.VOICES_INDISTINCT, f"voice {close[0].label} cannot be told apart from the "
+                                                    f"main speaker {choice.track.label} (cosine "
+                                                    f"{close[1]:.2f}, verify threshold {threshold:.2f}), so "
+                                                    "who is speaking cannot be established")
             gated = selective.gate(samples, d, choice.track, self.settings.policy,
                                    tails.source(self.words, samples))
         except Refusal:
@@ -285,12 +292,17 @@ class GuardService:
         except Exception as e:
             log.exception("selective policy failed")
             raise Refusal(pb.POLICY_FAILED, f"selective policy failed ({type(e).__name__})") from e
-        resp.speakers.extend(self._speakers_pb(d, choice.track.label, *gated.joined))
-        resp.main_speaker, resp.main_rule = choice.track.label, choice.rule
+        self._evidence(resp, d, choice, *gated.joined)
         resp.withheld_seconds = gated.withheld_seconds
         self.metrics.withheld_seconds.inc(gated.withheld_seconds)
         timer("policy", time.perf_counter() - t)
         return d, choice.track, gated.samples, [gated.samples]
+
+    def _evidence(self, resp: pb.AskResponse, d: Diarization, choice: selective.MainChoice,
+                  *joined: str) -> None:
+        """Who was heard and who the main speaker is, into the response (also when it refuses)."""
+        resp.speakers.extend(self._speakers_pb(d, choice.track.label, *joined))
+        resp.main_speaker, resp.main_rule = choice.track.label, choice.rule
 
     def _isolate(self, samples: np.ndarray, d: Diarization, track) -> np.ndarray:
         return selective.isolate(samples, d, track, self.settings.policy.hangover_seconds)

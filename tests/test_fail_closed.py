@@ -4,8 +4,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from guard import recordings
 from guard.backends import Backend, Task
 from guard.config import load_settings
+from guard.hearing import Diarization, Track
 from guard.metrics import Metrics
 from guard.policy import selective
 from guard.proto import guard_pb2 as pb
@@ -34,8 +36,8 @@ class ScriptedBackend(Backend):
 
 
 
-def make(tmp_path, hearing, replies):
-    settings = load_settings(env={"GUARD_DATA_DIR": str(tmp_path)})
+def make(tmp_path, hearing, replies, **env):
+    settings = load_settings(env={"GUARD_DATA_DIR": str(tmp_path), **env})
     backend = ScriptedBackend(replies)
     return GuardService(settings, open_store(settings), hearing, backend, Metrics()), backend
 
@@ -95,3 +97,34 @@ def test_any_other_failure_in_selective_mode_is_a_refusal(tmp_path, hearing, sce
     assert r.refused and r.reason == pb.INTERNAL and backend.calls == []
     with pytest.raises(RuntimeError):  # GENERAL mode: an error status (INTERNAL via the interceptor)
         ask(service, scene, pb.GENERAL)
+
+
+def test_voices_the_verifier_cannot_tell_apart_refuse_and_the_model_hears_nothing(tmp_path, hearing):
+    """Real people (the recorded call, Diane in front, Sheila 10 dB down): the embedder does not separate
+    them, diarization mixes them, and the gate would pass Sheila's words (decision 76)."""
+    call = recordings.call_scene("speaker90", -10.0)
+    service, backend = make(tmp_path, hearing, ["A", "A"])
+    r = ask(service, call)
+    assert r.refused and r.reason == pb.VOICES_INDISTINCT and "cannot be told apart" in r.reason_text
+    assert r.answer == OPTIONS[2] and backend.calls == []
+    assert r.main_speaker and len(r.speakers) >= 2          # the evidence still says what was heard
+    assert not ask(service, call, pb.GENERAL).refused and len(backend.calls) == 1
+    off, backend_off = make(tmp_path / "off", hearing, ["A"], GUARD_POLICY__INDISTINCT_SECONDS="0")
+    assert not ask(off, call).refused and len(backend_off.calls) == 1   # the check off: the gate alone
+
+
+def test_indistinct_names_the_closest_voice_the_verifier_would_confuse():
+    n = 10
+    def track(label, angle, seconds=2.0):
+        return Track(label, np.zeros(n, bool), np.array([np.cos(angle), np.sin(angle)], np.float32), seconds)
+    main = track("S1", 0.0)
+    near, nearer, far = track("S2", np.arccos(0.82)), track("S3", np.arccos(0.9)), track("S4", np.arccos(0.5))
+    short = track("S5", 0.0, seconds=0.5)
+    d = Diarization(n, np.zeros(n, bool), np.zeros(n, bool), [main, near, nearer, far, short])
+    got = selective.indistinct(d, main, threshold=0.8, min_seconds=1.0)
+    assert got is not None and got[0] is nearer and got[1] == pytest.approx(0.9, abs=1e-6)
+    assert selective.indistinct(d, main, 0.85, 1.0)[0] is nearer
+    assert selective.indistinct(d, main, 0.95, 1.0) is None   # S5 scores 1.0 but is too short to embed
+    d.tracks.remove(nearer)
+    assert selective.indistinct(d, main, 0.8, 1.0)[0] is near
+    assert selective.indistinct(d, main, 0.8, 0.0) is None    # off

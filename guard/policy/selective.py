@@ -55,6 +55,10 @@ points on the mini suite and 5 on a seed-11 suite, decision 50):
   on from the cut (times from the guard's recogniser), while as loud as the main speaker's words, up to
   `tail_seconds` (guard/policy/tails.py; diarization hands a turn over up to 0.6 s early, decision 69).
 Nothing else passes.
+Indistinct voices: when another voice (at least `indistinct_seconds` of it) scores at or above the verify
+threshold against the main speaker's embedding, the verifier would take one for the other, diarization
+has likely mixed them, and the gate cannot know whose speech it passes: the service refuses
+(VOICES_INDISTINCT; `indistinct`). Measured on real people, a recorded call, decision 76.
 Isolation (one voice's stream, for transcribing it in GENERAL mode, in the ledger and for a spoken
 question) keeps a short hangover (`hangover_seconds`) around the voice's stretches, only where the VAD
 hears nobody: word-final consonants fall below the VAD's threshold, and cutting them changed the
@@ -158,6 +162,22 @@ def gate(samples: np.ndarray, d: Diarization, main: Track, settings: PolicySetti
 def own_f0(samples: np.ndarray, d: Diarization, t: Track) -> float:
     """Median F0 of a voice's own (non-overlapped) speech; 0.0 when unknown."""
     return median_f0(samples[np.repeat(t.frames & ~d.overlap, FRAME)[:len(samples)]])
+
+
+def indistinct(d: Diarization, main: Track, threshold: float, min_seconds: float) -> tuple[Track, float] | None:
+    """(the voice, its cosine) of another voice, as diarized, with at least `min_seconds` of speech that
+    the verifier would take for the main speaker (embedding cosine at or above `threshold`), the closest;
+    None when every voice is distinct or `min_seconds` is 0. On real voices that the embedder does not
+    separate (decision 76) diarization mixes them, and the gate then passes the bystander with the main
+    speaker. The main speaker's own stretches that the same-voice join takes back scored 0.58-0.79
+    against its track on the generated suites (decision 74), under the verify threshold, so they count
+    like any other voice."""
+    if min_seconds <= 0:
+        return None
+    scored = [(t, float(t.embedding @ main.embedding)) for t in d.tracks
+              if t is not main and t.speech_seconds >= min_seconds]
+    close = [(t, c) for t, c in scored if c >= threshold]
+    return max(close, key=lambda tc: tc[1]) if close else None
 
 
 def join_same_voice(samples: np.ndarray, d: Diarization, main: Track,

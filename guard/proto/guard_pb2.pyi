@@ -97,6 +97,8 @@ class _RefusalReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Refusal
     """the model behind the guard failed"""
     INTERNAL: _RefusalReason.ValueType  # 8
     """any other failure in SELECTIVE mode"""
+    VOICES_INDISTINCT: _RefusalReason.ValueType  # 9
+    """a voice the guard's verifier cannot tell from the main speaker's: who is"""
 
 class RefusalReason(_RefusalReason, metaclass=_RefusalReasonEnumTypeWrapper): ...
 
@@ -118,6 +120,8 @@ BACKEND_FAILED: RefusalReason.ValueType  # 7
 """the model behind the guard failed"""
 INTERNAL: RefusalReason.ValueType  # 8
 """any other failure in SELECTIVE mode"""
+VOICES_INDISTINCT: RefusalReason.ValueType  # 9
+"""a voice the guard's verifier cannot tell from the main speaker's: who is"""
 Global___RefusalReason: _TypeAlias = RefusalReason  # noqa: Y015
 
 @_typing.final
