@@ -164,14 +164,15 @@ def own_f0(samples: np.ndarray, d: Diarization, t: Track) -> float:
     return median_f0(samples[np.repeat(t.frames & ~d.overlap, FRAME)[:len(samples)]])
 
 
-def indistinct(d: Diarization, main: Track, threshold: float, min_seconds: float) -> tuple[Track, float] | None:
+def indistinct(d: Diarization, main: Track, threshold: float, min_seconds: float
+               ) -> tuple[Track, float] | None:
     """(the voice, its cosine) of another voice, as diarized, with at least `min_seconds` of speech that
     the verifier would take for the main speaker (embedding cosine at or above `threshold`), the closest;
     None when every voice is distinct or `min_seconds` is 0. On real voices that the embedder does not
     separate (decision 76) diarization mixes them, and the gate then passes the bystander with the main
-    speaker. The main speaker's own stretches that the same-voice join takes back scored 0.58-0.79
-    against its track on the generated suites (decision 74), under the verify threshold, so they count
-    like any other voice."""
+    speaker. The main speaker's own stretches that the same-voice join takes back count like any other
+    voice: they scored 0.58-0.79 against its track on the generated suites (decision 74), and once 0.81
+    (a refusal) with the held-out voice in the room (decision 76)."""
     if min_seconds <= 0:
         return None
     scored = [(t, float(t.embedding @ main.embedding)) for t in d.tracks
