@@ -170,8 +170,8 @@ def diarization(h: Hearing, n: int, offset: int = 0, only: tuple[str, ...] = ())
     """DER, main-speaker identification, and what the SELECTIVE gate passes, for each policy side by side:
     the default (split overlap, the 0.3 s lead-in check, the 0.2 s silent hangover, the background rule,
     word tails: each scene is transcribed by the service's recogniser for them; the same-voice join) and
-    the default without the word tails, without the tails' slack, without the background rule, and
-    without the same-voice join;
+    the default without the word tails, without the tails' slack, without the background rule, without
+    its deep-level test (a voice at the main speaker's pitch), and without the same-voice join;
     split with the lead-in and no hangover, with neither, and with a 0.6 s lead-in; attenuate and drop
     (attenuated overlap counts as passed); drop with the lead-in; drop without its guard band, without
     pause fill, and without both (the drop and attenuate rows have neither lead-in nor hangover).
@@ -193,6 +193,7 @@ def diarization(h: Hearing, n: int, offset: int = 0, only: tuple[str, ...] = ())
                 "no_tails": PolicySettings(tail_seconds=0),
                 "no_tail_slack": PolicySettings(tail_slack_seconds=0),
                 "no_background": PolicySettings(background_margin_db=0),
+                "no_background_deep": PolicySettings(background_deep_db=0),
                 "no_same_voice": PolicySettings(same_voice_db=0),
                 "no_indistinct": PolicySettings(indistinct_seconds=0),
                 "split_lead_in": PolicySettings(overlap="split", lead_in_seconds=0.3, **no_hangover),

@@ -105,6 +105,10 @@ class PolicySettings(_Section):
     background_semitones: float = Field(2.0, gt=0, description="A background-level run is withheld only "
                                         "when voiced with a median pitch this far from the main speaker's "
                                         "(the main speaker's own quiet runs are unvoiced or at its pitch).")
+    background_deep_db: float = Field(9.0, ge=0, description="A voiced background-level run whose median "
+                                      "level is this far below the main speaker's median is withheld at "
+                                      "any pitch: a voice behind the main speaker at its own pitch "
+                                      "(decision 77); 0 = only the pitch test decides.")
     same_voice_db: float = Field(3.0, ge=0, description="A voice diarization heard apart from the main "
                                  "speaker, no more than this quieter and at its pitch (within "
                                  "same_voice_semitones), is the main speaker's own speech split off (with "

@@ -45,7 +45,9 @@ points on the mini suite and 5 on a seed-11 suite, decision 50):
   wherever the main speaker paused. Runs of at least `background_seconds` of speech whose level stays
   `background_margin_db` below the main speaker's median, voiced at another pitch than the main
   speaker's (more than `background_semitones`), are withheld. The main speaker's own quiet runs were
-  unvoiced on every bench scene measured; without the pitch test they cost main-speaker answers.
+  unvoiced on every bench scene measured; without the pitch test they cost main-speaker answers. A
+  voiced run whose median level is `background_deep_db` below the main speaker's is withheld at any
+  pitch (a voice behind the main speaker at its own pitch; decision 77).
   Speech under the main speaker's own (overlapped, not separable by gating) still passes.
 - same voice: a track as loud as the main speaker (within `same_voice_db`) and at its pitch (within
   `same_voice_semitones`) is the main speaker's own speech that diarization heard apart (alone vs with a
@@ -210,14 +212,17 @@ def background(samples: np.ndarray, d: Diarization, solo: np.ndarray, settings: 
     its pauses, whether or not diarization separated that voice (one talking under another is often never
     clustered apart): runs of at least `background_seconds` whose 0.1 s level stays `background_margin_db`
     below the main speaker's median and whose pitch is not the main speaker's (voiced, median F0 more than
-    `background_semitones` away; every voiced one when the main speaker's pitch is unknown). The main
+    `background_semitones` away; every voiced one when the main speaker's pitch is unknown), or voiced
+    with a median level `background_deep_db` below the main speaker's median, at any pitch. The main
     speaker's own quiet runs (soft word ends, measured on the bench scenes) are unvoiced or at its own
-    pitch, and pass."""
+    pitch and less deep, and pass."""
     out = np.zeros(d.n_frames, bool)
     if settings.background_margin_db <= 0 or not solo.any():
         return out
     level = frame_dbfs(samples, d.n_frames, FRAME, smooth=10)
-    low = solo & (level < float(np.median(level[solo])) - settings.background_margin_db)
+    typical = float(np.median(level[solo]))
+    low = solo & (level < typical - settings.background_margin_db)
+    deep = settings.background_deep_db
     main_f0 = None
     for a, b in runs(low):
         if b - a < round(settings.background_seconds / FRAME_SECONDS):
@@ -225,7 +230,8 @@ def background(samples: np.ndarray, d: Diarization, solo: np.ndarray, settings: 
         if main_f0 is None:
             main_f0 = median_f0(samples[np.repeat(solo, FRAME)[:len(samples)]])
         f0 = median_f0(samples[a * FRAME:b * FRAME])
-        if f0 > 0 and semitones(main_f0, f0) > settings.background_semitones:
+        if f0 > 0 and (semitones(main_f0, f0) > settings.background_semitones
+                       or deep > 0 and float(np.median(level[a:b])) < typical - deep):
             out[a:b] = True
     return out
 
