@@ -61,13 +61,18 @@ def content(text: str) -> set[str]:
     return {stem(w) for w in words(text) if w not in STOP and len(w) > 1}
 
 
-def heard_close(word: str, text: str, min_ratio: float, min_letters: int = 7) -> bool:
-    """Whether the content stem `word` (at least `min_letters` long) was heard misspelt: a word of `text`,
-    or two adjacent words run together ("casket ball" for "basketball"), whose stem is at least
-    `min_ratio` similar to it (difflib's ratio: one letter wrong in seven is 0.857)."""
+def heard_forms(text: str) -> set[str]:
+    """The stems of `text`'s words and of each two adjacent words run together ("casket ball" ->
+    "casketball"): what `heard_close` compares an option's word with."""
+    w = words(text)
+    return {stem(x) for x in w} | {stem(a + b) for a, b in itertools.pairwise(w)}
+
+
+def heard_close(word: str, heard: set[str], min_ratio: float, min_letters: int = 7) -> bool:
+    """Whether the content stem `word` (at least `min_letters` long) was heard misspelt: one of `heard`
+    (`heard_forms` of a transcript) is at least `min_ratio` similar to it (difflib's ratio: one letter
+    wrong in seven is 0.857)."""
     if min_ratio <= 0 or len(word) < min_letters:
         return False
-    w = words(text)
-    heard = {stem(x) for x in w} | {stem(a + b) for a, b in itertools.pairwise(w)}
     return any(abs(len(h) - len(word)) <= 2 and difflib.SequenceMatcher(None, word, h).ratio() >= min_ratio
                for h in heard)

@@ -20,8 +20,8 @@
   they count only when what the main speaker said is about the question (cosine >= `spot_min_relevance`):
   there a wrong answer to a question about someone else's speech is the error that matters. A keyword
   detection is judged by the words heard around it (within LOCAL_SECONDS): a true detection sits in the
-  sentence about the question, a false alarm anywhere (decision 59: over four suites no bystander detection's
-  surroundings reached 0.27, while the whole transcript's best window let two through). Runner-up
+  sentence about the question, a false alarm anywhere (decision 59: over four suites no bystander
+  detection's surroundings reached 0.27, while the whole transcript's best window let two through). Runner-up
   words and partial matches (some, not all, of a multi-word option's words in the 1-best: "floor
   fifteen", heard as "four fifteen", answered a bystander's plumber question with "four o'clock") have
   no times: they are judged by the whole transcript (its 1-best and first RELEVANCE_NBEST runner-ups).
@@ -124,8 +124,9 @@ class CascadeBackend(Backend):
         sims = (emb_o @ emb_w.T).max(axis=1)
         owns = [text.content(o) - asked for o in options]
         partial = [0 < len(own & heard) < len(own) for own in owns]   # some, not all, of an option heard
+        forms = text.heard_forms(transcript.best) if self.misheard_ratio > 0 else set()
         misheard = {w for own in owns for w in own - heard   # heard misspelt ("casket ball")
-                    if text.heard_close(w, transcript.best, self.misheard_ratio)}
+                    if text.heard_close(w, forms, self.misheard_ratio)}
         weak_ok = True   # weak evidence counts
         if min_relevance > 0 and (runner_up or any(partial) or misheard):
             # The recogniser garbles: a runner-up hypothesis may be the one that is about the question.
