@@ -34,9 +34,8 @@ from guard.config import HearingSettings, PolicySettings
 from guard.hearing import Hearing
 from guard.hearing.calibrate import det, speech_only, trials
 from guard.hearing.embed import unit
-from guard.hearing.vad import FRAME
 from guard.hearing.whisper import shared
-from guard.policy.selective import choose_main, gate, indistinct
+from guard.policy.selective import choose_main, gate, indistinct, passed_frames
 from guard.proto import guard_pb2 as pb
 from guard.store.base import Voiceprint
 
@@ -286,13 +285,6 @@ def passed(h: Hearing, samples: np.ndarray, d, main, policy: PolicySettings, wor
     if indistinct(d, main, h.threshold, policy.indistinct_seconds) is not None:
         return np.zeros(d.n_frames, bool), True
     return passed_frames(g.samples, d.n_frames), False
-
-
-def passed_frames(gated: np.ndarray, n_frames: int) -> np.ndarray:
-    """(n_frames,) bool: 10 ms frames of which any sample reached the model."""
-    nz = np.abs(gated[: n_frames * FRAME]) > 0
-    nz = np.pad(nz, (0, n_frames * FRAME - len(nz)))
-    return nz.reshape(n_frames, FRAME).any(axis=1)
 
 
 def speed_clip(seconds: int, clips: str) -> np.ndarray:

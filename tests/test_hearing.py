@@ -8,7 +8,7 @@ from guard import scenes
 from guard.config import HearingSettings, PolicySettings
 from guard.hearing import Diarization, Hearing, Track
 from guard.hearing.vad import FRAME, SileroVad, WebrtcVad
-from guard.policy.selective import choose_main, gate, isolate
+from guard.policy.selective import choose_main, gate, isolate, passed_frames
 
 
 def frames_of(turn) -> slice:
@@ -290,12 +290,6 @@ def test_level_split_keeps_a_similar_farther_voice_out_of_the_main_speaker(heari
     merged = Hearing(hearing.vad, hearing.embedder, HearingSettings(level_split_db=0))
     taken = taken_by_main(sc, "rms", split=hearing, merged=merged)
     assert taken["merged"] > 0.9 and taken["split"] < 0.25, taken
-
-
-def passed_frames(gated: np.ndarray, n_frames: int) -> np.ndarray:
-    """(n_frames,) bool: 10 ms frames of which any sample reached the model."""
-    g = np.abs(np.pad(gated[: n_frames * FRAME], (0, max(0, n_frames * FRAME - len(gated)))))
-    return g.reshape(n_frames, FRAME).max(axis=1) > 0
 
 
 def background_gate(hearing, main_voice: str, bystander: str):

@@ -161,6 +161,13 @@ def gate(samples: np.ndarray, d: Diarization, main: Track, settings: PolicySetti
                  float(solo.sum() * FRAME / 16000), joined)
 
 
+def passed_frames(gated: np.ndarray, n_frames: int) -> np.ndarray:
+    """(n_frames,) bool: the 10 ms frames of `gate`'s output of which any sample reaches the model."""
+    nz = np.abs(gated[: n_frames * FRAME]) > 0
+    nz = np.pad(nz, (0, n_frames * FRAME - len(nz)))
+    return nz.reshape(n_frames, FRAME).any(axis=1)
+
+
 def own_f0(samples: np.ndarray, d: Diarization, t: Track) -> float:
     """Median F0 of a voice's own (non-overlapped) speech; 0.0 when unknown."""
     return median_f0(samples[np.repeat(t.frames & ~d.overlap, FRAME)[:len(samples)]])
