@@ -179,7 +179,8 @@ def diarization(h: Hearing, n: int, offset: int = 0, only: tuple[str, ...] = ())
     `no_tails` the word tails, every row but `no_tails` and `no_tail_slack` the tails' slack, and every
     row but `no_same_voice` the same-voice join, and every row but `no_indistinct` the refusal where a
     voice cannot be told from the main speaker (nothing passes; `scenes_refused` counts the default
-    row's). Scenes: 2 and 3 speakers taking turns, `background` (a
+    row's); `indistinct_strict` refuses for such a voice however far behind it is (decision 76's rule),
+    `indistinct_behind_6` exempts one 6 dB behind instead of the default 9 (decision 79). Scenes: 2 and 3 speakers taking turns, `background` (a
     bystander talking under the main speaker), and `equal_level` (2 speakers taking turns, the bystander
     as loud as the main speaker), and `call`: real people (guard.recordings: a recorded telephone call,
     each person in front in turn, the other 0, 6, 10 or 15 dB down; at most 8 scenes, and no `enrolled`
@@ -195,6 +196,8 @@ def diarization(h: Hearing, n: int, offset: int = 0, only: tuple[str, ...] = ())
                 "no_background_deep": PolicySettings(background_deep_db=0),
                 "no_same_voice": PolicySettings(same_voice_db=0),
                 "no_indistinct": PolicySettings(indistinct_seconds=0),
+                "indistinct_strict": PolicySettings(indistinct_behind_db=0.0),
+                "indistinct_behind_6": PolicySettings(indistinct_behind_db=6.0),
                 "split_lead_in": PolicySettings(overlap="split", lead_in_seconds=0.3, **no_hangover),
                 "split": PolicySettings(overlap="split", **off),
                 "split_lead_in_0.6": PolicySettings(overlap="split", lead_in_seconds=0.6, **no_hangover),
@@ -282,7 +285,7 @@ def passed(h: Hearing, samples: np.ndarray, d, main, policy: PolicySettings, wor
     output, or nothing where a voice the verifier cannot tell from the main speaker makes it refuse
     (decision 76)."""
     g = gate(samples, d, main, policy, words)
-    if indistinct(d, main, h.threshold, policy.indistinct_seconds) is not None:
+    if indistinct(d, main, h.threshold, policy.indistinct_seconds, policy.indistinct_behind_db) is not None:
         return np.zeros(d.n_frames, bool), True
     return passed_frames(g.samples, d.n_frames), False
 

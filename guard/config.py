@@ -124,6 +124,11 @@ class PolicySettings(_Section):
                                       "apart from the main speaker (decision 76): the request is refused "
                                       "(VOICES_INDISTINCT), since who is speaking cannot be established; "
                                       "0 = off.")
+    indistinct_behind_db: float = Field(9.0, ge=0, description="A voice the verifier cannot tell from the "
+                                        "main speaker but this far quieter (track level) is behind it, and "
+                                        "level keeps it from the model (the diarizer's level split and the "
+                                        "background rule): not refused (decision 79); 0 = every such voice "
+                                        "refuses.")
     pause_fill_seconds: float = Field(0.25, ge=0, description="Pauses (no voice on the VAD) up to this long "
                                       "between two stretches of the main speaker's own speech pass the "
                                       "SELECTIVE gate, so sentences are not chopped; 0 = none.")

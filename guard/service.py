@@ -278,7 +278,8 @@ class GuardService:
                 self._evidence(resp, d, choice)
                 return d, choice.track, samples, [self._isolate(samples, d, t) for t in d.tracks]
             threshold = self.hearing.threshold
-            close = selective.indistinct(d, choice.track, threshold, self.settings.policy.indistinct_seconds)
+            close = selective.indistinct(d, choice.track, threshold, self.settings.policy.indistinct_seconds,
+                                         self.settings.policy.indistinct_behind_db)
             if close is not None:   # fail closed: the gate could not know whose speech it let through
                 self._evidence(resp, d, choice)
                 raise Refusal(pb.VOICES_INDISTINCT, f"voice {close[0].label} cannot be told apart from the "

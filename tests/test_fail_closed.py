@@ -113,6 +113,19 @@ def test_voices_the_verifier_cannot_tell_apart_refuse_and_the_model_hears_nothin
     assert not ask(off, call).refused and len(backend_off.calls) == 1   # the check off: the gate alone
 
 
+def test_a_real_voice_the_verifier_confuses_but_far_behind_is_answered(tmp_path, hearing):
+    """Decision 79: Sheila in front, Diane 10 dB down: the verifier scores the two above its threshold,
+    but the diarized Diane is more than 9 dB below Sheila, so level keeps her out and the model is asked;
+    with the exemption off the same request refuses."""
+    call = recordings.call_scene("speaker91", -10.0)
+    service, backend = make(tmp_path, hearing, ["A"])
+    r = ask(service, call)
+    assert not r.refused and len(backend.calls) == 1 and r.withheld_seconds > 5
+    strict, backend_strict = make(tmp_path / "strict", hearing, ["A"], GUARD_POLICY__INDISTINCT_BEHIND_DB="0")
+    r = ask(strict, call)
+    assert r.refused and r.reason == pb.VOICES_INDISTINCT and backend_strict.calls == []
+
+
 def test_indistinct_names_the_closest_voice_the_verifier_would_confuse():
     n = 10
     def track(label, angle, seconds=2.0):
@@ -128,3 +141,19 @@ def test_indistinct_names_the_closest_voice_the_verifier_would_confuse():
     d.tracks.remove(nearer)
     assert selective.indistinct(d, main, 0.8, 1.0)[0] is near
     assert selective.indistinct(d, main, 0.8, 0.0) is None    # off
+
+
+def test_a_voice_far_behind_the_main_speaker_is_not_indistinct():
+    """Decision 79: a voice the verifier would confuse, but 9 dB or more below the main speaker's level,
+    is kept from the model by level; closer than that it still refuses."""
+    n = 10
+    e = np.array([1.0, 0.0], np.float32)
+    main = Track("S1", np.zeros(n, bool), e, 5.0, -30.0)
+    behind = Track("S2", np.zeros(n, bool), e * 1.0, 5.0, -39.5)
+    d = Diarization(n, np.zeros(n, bool), np.zeros(n, bool), [main, behind])
+    assert selective.indistinct(d, main, 0.8, 1.0, behind_db=9.0) is None
+    assert selective.indistinct(d, main, 0.8, 1.0, behind_db=10.0)[0] is behind
+    assert selective.indistinct(d, main, 0.8, 1.0, behind_db=0.0)[0] is behind   # no exemption
+    louder = Track("S3", np.zeros(n, bool), e, 5.0, -25.0)   # a louder voice never is behind
+    d.tracks.append(louder)
+    assert selective.indistinct(d, main, 0.8, 1.0, behind_db=9.0)[0] is louder

@@ -173,11 +173,14 @@ def own_f0(samples: np.ndarray, d: Diarization, t: Track) -> float:
     return median_f0(samples[np.repeat(t.frames & ~d.overlap, FRAME)[:len(samples)]])
 
 
-def indistinct(d: Diarization, main: Track, threshold: float, min_seconds: float
+def indistinct(d: Diarization, main: Track, threshold: float, min_seconds: float, behind_db: float = 9.0
                ) -> tuple[Track, float] | None:
     """(the voice, its cosine) of another voice, as diarized, with at least `min_seconds` of speech that
     the verifier would take for the main speaker (embedding cosine at or above `threshold`), the closest;
-    None when every voice is distinct or `min_seconds` is 0. On real voices that the embedder does not
+    None when every voice is distinct or `min_seconds` is 0. A voice at least `behind_db` quieter than the
+    main speaker (track levels; 0: no such exemption) does not count: level keeps it from the model where
+    the embedder cannot (the diarizer's split of quieter windows, the background rule), measured on the
+    recorded call (decision 79). On real voices that the embedder does not
     separate (decision 76) diarization mixes them, and the gate then passes the bystander with the main
     speaker. The main speaker's own stretches that the same-voice join takes back count like any other
     voice: they scored 0.58-0.79 against its track on the generated suites (decision 74), and once 0.81
@@ -185,7 +188,8 @@ def indistinct(d: Diarization, main: Track, threshold: float, min_seconds: float
     if min_seconds <= 0:
         return None
     scored = [(t, float(t.embedding @ main.embedding)) for t in d.tracks
-              if t is not main and t.speech_seconds >= min_seconds]
+              if t is not main and t.speech_seconds >= min_seconds
+              and not (behind_db > 0 and main.loudness_dbfs - t.loudness_dbfs >= behind_db)]
     close = [(t, c) for t, c in scored if c >= threshold]
     return max(close, key=lambda tc: tc[1]) if close else None
 
