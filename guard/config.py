@@ -35,8 +35,14 @@ class ServerSettings(_Section):
 
 
 class StoreSettings(_Section):
-    kind: Literal["sqlite"] = Field("sqlite", description="Where voiceprints and secrets live.")
+    kind: Literal["sqlite", "postgres"] = Field("sqlite", description="Where voiceprints and secrets live: "
+                                                "sqlite (one sidecar) or postgres (replicas sharing state).")
     sqlite_path: str = Field("", description="SQLite file; empty means DATA_DIR/guard.db.")
+    postgres_dsn: SecretStr = Field(SecretStr(""), description="libpq connection string for kind postgres, "
+                                    "e.g. host=db dbname=guard user=guard (the password from PGPASSWORD "
+                                    "or a K8s secret); never logged.")
+    postgres_schema: str = Field("guard", pattern=r"^[a-z_][a-z0-9_]{0,62}$",
+                                 description="Postgres schema holding guard's tables (created if missing).")
     key_file: str = Field("", description="AES-256 key file; empty means DATA_DIR/guard.key (created 0600).")
     key: SecretStr = Field(SecretStr(""), description="Base64 AES-256 key; overrides key_file (for K8s secrets).")
 

@@ -64,6 +64,12 @@ class BackendError(GuardError):
     code = grpc.StatusCode.UNAVAILABLE
 
 
+class StoreUnavailable(GuardError):
+    """The shared store (Postgres) cannot be reached or failed mid-transaction; nothing was changed."""
+
+    code = grpc.StatusCode.UNAVAILABLE
+
+
 class HearingError(GuardError):
     """A hearing stage (VAD, diarization, embedding, verification) failed."""
 

@@ -1,6 +1,8 @@
 """Shared fixtures: real audio from the scene generator, and one real server per test session."""
 from __future__ import annotations
 
+import os
+import uuid
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +17,20 @@ BYSTANDER_LINES = ["Did you remember to call your sister about the birthday part
 ENROLL_LINES = ["The weather is going to be cold and rainy all weekend long.",
                 "I usually take the early train to work on Monday mornings.",
                 "My favourite dinner is roasted vegetables with a little rice."]
+
+
+PG_DSN = os.environ.get("GUARD_TEST_POSTGRES_DSN", "host=127.0.0.1 dbname=test user=postgres")
+
+
+def postgres_env(tmp_path) -> dict:
+    """Settings for a Postgres store in a schema of its own, or a skip when no server answers."""
+    psycopg = pytest.importorskip("psycopg")
+    try:
+        psycopg.connect(PG_DSN, connect_timeout=3).close()
+    except psycopg.Error as e:
+        pytest.skip(f"no Postgres at {PG_DSN!r}: {e}")
+    return {"GUARD_DATA_DIR": str(tmp_path), "GUARD_STORE__KIND": "postgres",
+            "GUARD_STORE__POSTGRES_DSN": PG_DSN, "GUARD_STORE__POSTGRES_SCHEMA": f"t_{uuid.uuid4().hex[:12]}"}
 
 
 @pytest.fixture(scope="session")

@@ -19,4 +19,12 @@ def open_store(settings: Settings) -> Store:
 
         path = Path(settings.store.sqlite_path) if settings.store.sqlite_path else settings.data_path / "guard.db"
         return SqliteStore(path, sealer, retention_seconds=settings.policy.secret_retention_seconds)
-    raise ConfigError(f"store.kind {settings.store.kind!r} is not implemented in this build; use sqlite")
+    if settings.store.kind == "postgres":
+        from guard.store.postgres import PostgresStore
+
+        dsn = settings.store.postgres_dsn.get_secret_value()
+        if not dsn:
+            raise ConfigError("store.kind postgres needs store.postgres_dsn (GUARD_STORE__POSTGRES_DSN)")
+        return PostgresStore(dsn, sealer, settings.store.postgres_schema,
+                             retention_seconds=settings.policy.secret_retention_seconds)
+    raise ConfigError(f"store.kind {settings.store.kind!r} is not implemented; use sqlite or postgres")

@@ -1,6 +1,7 @@
 """The store interface: voiceprints, sessions and the secret ledger, scoped by household.
 
-Implementations: sqlite.SqliteStore (embedded default). Every sensitive payload (voiceprint vectors,
+Implementations (SQL shared in sql.SqlStore): sqlite.SqliteStore (embedded default) and
+postgres.PostgresStore (replicas sharing state). Every sensitive payload (voiceprint vectors,
 secret content) is sealed by crypto.Sealer before it reaches the database; rows hold only ciphertext,
 ids and timestamps.
 """
