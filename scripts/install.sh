@@ -36,8 +36,9 @@ want=$(cat scripts/install.sh scripts/constraints.txt pyproject.toml | sha256sum
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
   log "dependencies up to date ($want)"
 else
-  # torch first, the CPU wheel; everything after is constrained to it.
-  pip install "torch==$TORCH_VERSION"
+  # torch first, the CPU wheel (TORCH_INDEX: a CPU wheel index, for hosts without the file on disk);
+  # everything after is constrained to it.
+  pip install "torch==$TORCH_VERSION" ${TORCH_INDEX:+--index-url "$TORCH_INDEX"}
   pip install -c "$CONSTRAINTS" -e ".[dev]"
   # Packages that must not pull their own dependencies:
   #  resemblyzer depends on plain webrtcvad (broken with current setuptools): put the wheels build back.
