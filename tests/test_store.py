@@ -213,6 +213,18 @@ def test_postgres_replicas_starting_together_create_the_schema_once(pg):
         s.close()
 
 
+def test_postgres_replicas_enrolling_one_speaker_at_once_all_succeed(pg):
+    from concurrent.futures import ThreadPoolExecutor
+
+    from guard.store.postgres import PostgresStore
+    stores = [PostgresStore(pg[0], Sealer(b"k" * 32), pg[1]) for _ in range(4)]
+    with ThreadPoolExecutor(4) as pool:
+        replaced = list(pool.map(lambda i: stores[i % 4].put_voiceprint(vp("h", "anna", i)), range(40)))
+    assert replaced.count(False) == 1 and len(stores[0].voiceprints("h", "resemblyzer")) == 1
+    for s in stores:
+        s.close()
+
+
 def test_postgres_wrong_key_and_idle_expiry(pg):
     from guard.store.postgres import PostgresStore
     now = [1000.0]

@@ -101,6 +101,11 @@ class PostgresStore(SqlStore):
             except psycopg.Error as e:
                 raise StoreUnavailable(f"Postgres store: VACUUM after erasure failed: {e}") from None
 
+    def _serialise(self, db: _Conn, key: str) -> None:
+        """Replicas replacing one voiceprint at once: the second waits for the first (a transaction-level
+        advisory lock), instead of both deleting nothing and one failing on the primary key."""
+        db.execute("SELECT pg_advisory_xact_lock(hashtext(?))", (key,))
+
     def _insert_secret(self, db: _Conn, row: tuple) -> int:
         return int(db.execute("INSERT INTO secrets (household, session_id, owner, scope, created, sealed) "
                               "VALUES (?,?,?,?,?,?) RETURNING id", row).fetchall()[0][0])

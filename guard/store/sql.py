@@ -3,7 +3,8 @@
 A dialect (sqlite.SqliteStore, postgres.PostgresStore) supplies the connection and five things that differ:
 `_tx()` (one locked transaction, a connection whose `execute(sql, params)` takes `?` placeholders),
 `_read(sql, params)` (rows, outside a write transaction), `_scrub()` (what erasure does after the rows
-are deleted), `_insert_secret(db, row)` (the new id) and `INSERT_HOUSEHOLD` (insert unless present).
+are deleted), `_insert_secret(db, row)` (the new id), `INSERT_HOUSEHOLD` (insert unless present), and
+`_serialise(db, key)` where other processes share the database.
 Every sensitive payload is sealed with the row's household, kind and key as associated data, so a sealed
 blob copied to another row does not open.
 """
@@ -42,6 +43,10 @@ class SqlStore(Store):
     @abc.abstractmethod
     def _insert_secret(self, db: Any, row: tuple) -> int: ...
 
+    def _serialise(self, db: Any, key: str) -> None:
+        """Inside a transaction: wait for any other writer of `key` (other processes sharing the database)
+        to finish. One process's writes are already serialised by its lock."""
+
     @staticmethod
     def _ctx(household: str, kind: str, key: str) -> str:
         return f"{household}/{kind}/{key}"
@@ -55,6 +60,7 @@ class SqlStore(Store):
         blob = self._sealer.seal(pack_arrays(meta={"f0_hz": vp.f0_hz}, centroid=vp.centroid, clips=vp.clips),
                                  self._ctx(vp.household, "voiceprint", vp.speaker_id))
         with self._tx() as db:
+            self._serialise(db, self._ctx(vp.household, "voiceprint", vp.speaker_id))
             db.execute(self.INSERT_HOUSEHOLD, (vp.household, self._clock()))
             replaced = db.execute("DELETE FROM voiceprints WHERE household=? AND speaker_id=?",
                                   (vp.household, vp.speaker_id)).rowcount > 0
