@@ -26,7 +26,7 @@ def guard_container() -> tuple[dict, dict]:
 
 def dockerfile_env() -> dict[str, str]:
     text = (DEPLOY / "Dockerfile").read_text().replace("\\\n", " ")
-    block = re.search(r"^ENV (.+)$", text, re.M).group(1)
+    block = re.search(r"^ENV (.+)$", text, re.MULTILINE).group(1)
     return dict(kv.split("=", 1) for kv in block.split())
 
 
@@ -64,7 +64,7 @@ def test_probes_and_scraping_use_the_ports_the_server_binds():
 
 def test_the_pod_runs_as_the_images_user():
     dep, c = guard_container()
-    user = re.search(r"^USER (\d+)$", (DEPLOY / "Dockerfile").read_text(), re.M).group(1)
+    user = re.search(r"^USER (\d+)$", (DEPLOY / "Dockerfile").read_text(), re.MULTILINE).group(1)
     assert dep["spec"]["template"]["spec"]["securityContext"]["runAsUser"] == int(user)
     assert dep["spec"]["template"]["spec"]["securityContext"]["runAsNonRoot"] is True
     assert c["securityContext"]["allowPrivilegeEscalation"] is False
