@@ -1,6 +1,6 @@
 """What the SQL stores share: every Store method, written once in portable SQL.
 
-A dialect (sqlite.SqliteStore, postgres.PostgresStore) supplies the connection and five things that differ:
+A dialect (sqlite.SqliteStore, postgres.PostgresStore) supplies the connection and what differs:
 `_tx()` (one locked transaction, a connection whose `execute(sql, params)` takes `?` placeholders),
 `_read(sql, params)` (rows, outside a write transaction), `_scrub()` (what erasure does after the rows
 are deleted), `_insert_secret(db, row)` (the new id), `INSERT_HOUSEHOLD` (insert unless present), and
@@ -57,10 +57,10 @@ class SqlStore(Store):
 
     # voiceprints --------------------------------------------------------------------------------
     def put_voiceprint(self, vp: Voiceprint) -> bool:
-        blob = self._sealer.seal(pack_arrays(meta={"f0_hz": vp.f0_hz}, centroid=vp.centroid, clips=vp.clips),
-                                 self._ctx(vp.household, "voiceprint", vp.speaker_id))
+        ctx = self._ctx(vp.household, "voiceprint", vp.speaker_id)
+        blob = self._sealer.seal(pack_arrays(meta={"f0_hz": vp.f0_hz}, centroid=vp.centroid, clips=vp.clips), ctx)
         with self._tx() as db:
-            self._serialise(db, self._ctx(vp.household, "voiceprint", vp.speaker_id))
+            self._serialise(db, ctx)
             db.execute(self.INSERT_HOUSEHOLD, (vp.household, self._clock()))
             replaced = db.execute("DELETE FROM voiceprints WHERE household=? AND speaker_id=?",
                                   (vp.household, vp.speaker_id)).rowcount > 0
