@@ -180,8 +180,8 @@ def diarization(h: Hearing, n: int, offset: int = 0, only: tuple[str, ...] = ())
     row but `no_same_voice` the same-voice join, and every row but `no_indistinct` the refusal where a
     voice cannot be told from the main speaker (nothing passes; `scenes_refused` counts the default
     row's); `indistinct_strict` refuses for such a voice however far behind it is (decision 76's rule),
-    `indistinct_behind_6` exempts one 6 dB behind instead of the default 9 (decision 79). Scenes: 2 and 3 speakers taking turns, `background` (a
-    bystander talking under the main speaker), and `equal_level` (2 speakers taking turns, the bystander
+    `indistinct_behind_6` exempts one 6 dB behind instead of the default 9 (decision 79). Scenes: 2 and
+    3 speakers taking turns, `background` (a bystander talking under the main speaker), and `equal_level` (2 speakers taking turns, the bystander
     as loud as the main speaker), and `call`: real people (guard.recordings: a recorded telephone call,
     each person in front in turn, the other 0, 6, 10 or 15 dB down; at most 8 scenes, and no `enrolled`
     rows: the recording holds no other speech of theirs to enroll from). The `enrolled` rows hear the

@@ -149,7 +149,7 @@ def test_a_voice_far_behind_the_main_speaker_is_not_indistinct():
     n = 10
     e = np.array([1.0, 0.0], np.float32)
     main = Track("S1", np.zeros(n, bool), e, 5.0, -30.0)
-    behind = Track("S2", np.zeros(n, bool), e * 1.0, 5.0, -39.5)
+    behind = Track("S2", np.zeros(n, bool), e, 5.0, -39.5)
     d = Diarization(n, np.zeros(n, bool), np.zeros(n, bool), [main, behind])
     assert selective.indistinct(d, main, 0.8, 1.0, behind_db=9.0) is None
     assert selective.indistinct(d, main, 0.8, 1.0, behind_db=10.0)[0] is behind

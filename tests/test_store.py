@@ -51,7 +51,9 @@ def at_rest(store, tmp_path) -> bytes:
     """What an attacker with the database gets: SQLite's files, or every Postgres row as stored."""
     if isinstance(store, SqliteStore):
         return files_bytes(tmp_path)
-    rows = store._read("SELECT t::text FROM voiceprints t UNION ALL SELECT t::text FROM secrets t")
+    # the plain columns as text (a sealed column's hex could spell "4711" by chance), the sealed as bytes
+    rows = store._read("SELECT (to_jsonb(t) - 'sealed')::text FROM voiceprints t "
+                       "UNION ALL SELECT (to_jsonb(t) - 'sealed')::text FROM secrets t")
     raw = store._read("SELECT sealed FROM voiceprints UNION ALL SELECT sealed FROM secrets")
     return b"".join(r[0].encode() for r in rows) + b"".join(bytes(r[0]) for r in raw)
 
@@ -185,7 +187,7 @@ def test_postgres_replicas_share_voiceprints_sessions_and_secrets(pg):
     """Two sidecars on one database: what one enrolls, opens or records, the other sees; an erase on one
     is gone for both."""
     from guard.store.postgres import PostgresStore
-    a, b = (PostgresStore(*pg[:1], Sealer(b"k" * 32), pg[1]) for _ in range(2))
+    a, b = (PostgresStore(pg[0], Sealer(b"k" * 32), pg[1]) for _ in range(2))
     a.put_voiceprint(vp("h", "anna", 1))
     assert [v.speaker_id for v in b.voiceprints("h", "resemblyzer")] == ["anna"]
     sess = a.open_session("h", 60)
@@ -255,3 +257,7 @@ def test_postgres_unreachable_or_failing_is_a_clear_error_and_changes_nothing(pg
     assert [v.speaker_id for v in s.voiceprints("h", "resemblyzer")] == ["anna"]   # rolled back
     s._conn.close()   # the server drops the connection: the next call reconnects
     assert s.household_exists("h")
+    s._conn.close()
+    s._dsn = "host=127.0.0.1 port=1 dbname=test user=postgres connect_timeout=2"   # and now it is gone
+    with pytest.raises(StoreUnavailable, match="cannot reach Postgres"):
+        s.household_exists("h")

@@ -73,7 +73,9 @@ class PostgresStore(SqlStore):
         try:
             conn = psycopg.connect(self._dsn, autocommit=True, connect_timeout=10)
         except psycopg.Error as e:
-            raise ConfigError(f"store.postgres_dsn: cannot connect to Postgres: {str(e).strip()}") from None
+            if self._conn is None:   # at start: the setting is wrong or the server is not there
+                raise ConfigError(f"store.postgres_dsn: cannot connect to Postgres: {str(e).strip()}") from None
+            raise StoreUnavailable(f"Postgres store: cannot reach Postgres again: {str(e).strip()}") from None
         conn.execute(sql.SQL("SET search_path TO {}").format(sql.Identifier(self.schema)))
         self._conn = conn
         return conn
