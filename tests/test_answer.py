@@ -18,3 +18,26 @@ def test_extract_letter(text, letter):
 
 def test_idk_option_is_found():
     assert idk_index(OPTIONS) == 2 and idk_index(["x", "y"]) == -1
+    assert idk_index(["No answer given", "It is unknown"]) == 1   # no first-person option: the pattern
+
+
+@pytest.mark.parametrize("options, idk", [   # official SH-Bench records: distractors that read like "I don't know"
+    (["They don't have the required documents", "They can't find a lawyer", "It will take longer and cost more",
+      "I do not have an answer", "They don't think they'll win"], 3),
+    (["Not mentioned.", "I don't know", "No.", "Partial color.", "Yes."], 1),
+])
+def test_idk_option_in_the_assistants_voice_beats_a_distractor(options, idk):
+    assert idk_index(options) == idk
+
+
+def test_idk_option_matches_every_official_record():
+    """Every record of the official result files: the option found is the record's `idk_answer`."""
+    import json
+    from pathlib import Path
+
+    files = sorted((Path(__file__).resolve().parents[2] / "shared/data/shbench-official").glob("*.json"))
+    if not files:
+        pytest.skip("../shared/data/shbench-official is not beside this checkout")
+    for f in files:
+        for r in json.loads(f.read_text()):
+            assert r["options"][idk_index(r["options"])] == r["idk_answer"], (f.name, r["question"])

@@ -220,20 +220,38 @@ def test_pause_fill_passes_short_silences_inside_the_main_speech_only():
     assert not passed(0.3)[60:].any() and not passed(0.3)[:10].any()    # never the gap up to B, nor the edges
 
 
-def test_foreground_rule_ignores_a_quiet_voice_that_talks_longer():
-    def track(label, seconds, dbfs):
-        return Track(label, np.zeros(10, bool), np.ones(4), speech_seconds=seconds, loudness_dbfs=dbfs)
+def test_foreground_rule_goes_by_who_holds_the_loud_speech():
+    def track(label, seconds, foreground, dbfs=-20.0):
+        return Track(label, np.zeros(10, bool), np.ones(4), speech_seconds=seconds, loudness_dbfs=dbfs,
+                     foreground_seconds=foreground)
 
     # the main speaker split in two by diarization, and a bystander 10 dB down who spoke longer than either
     d = Diarization(10, np.zeros(10, bool), np.zeros(10, bool),
-                    [track("S1", 2.5, -19.4), track("S2", 1.9, -21.0), track("S3", 4.5, -29.8)])
+                    [track("S1", 2.5, 2.0, -19.4), track("S2", 1.9, 1.5, -21.0), track("S3", 4.5, 0.0, -29.8)])
     assert choose_main(d, PolicySettings()).track.label == "S1"
-    # two voices at a similar level: the one with more speech
-    d.tracks = [track("A", 2.0, -20.0), track("B", 3.0, -23.0)]
-    assert choose_main(d, PolicySettings()).track.label == "B"
-    # one clearly in front: it, even with less speech
-    d.tracks = [track("A", 2.0, -20.0), track("B", 3.0, -30.0)]
+    # a track that mixes a quiet voice with some of the main speaker's words: longer, but holds less loud speech
+    d.tracks = [track("A", 8.6, 6.5, -33.4), track("B", 13.8, 4.0, -38.1)]
     assert choose_main(d, PolicySettings()).track.label == "A"
+    # equal foreground: more speech, then the louder
+    d.tracks = [track("A", 2.0, 1.0), track("B", 3.0, 1.0)]
+    assert choose_main(d, PolicySettings()).track.label == "B"
+    d.tracks = [track("A", 3.0, 1.0, -20.0), track("B", 3.0, 1.0, -23.0)]
+    assert choose_main(d, PolicySettings()).track.label == "A"
+
+
+def test_the_foreground_speaker_of_a_real_call_is_the_one_in_front(hearing):
+    """Real people (decision 83): Diane in front, Sheila 10 dB down. Diarization mixes them, and the
+    track holding most of Sheila also holds some of Diane and is the longest; the main speaker chosen is
+    the track that is mostly Diane."""
+    from guard import recordings
+
+    sc = recordings.call_scene("speaker90", -10.0)
+    d = hearing.hear(sc.samples, [])
+    ref = sc.reference(d.n_frames)
+    main = choose_main(d, PolicySettings()).track
+    assert (main.frames & ref["speaker90"]).sum() > 2 * (main.frames & ref["speaker91"]).sum()
+    assert main.speech_seconds < max(t.speech_seconds for t in d.tracks)   # not the longest track
+    assert all(0 <= t.foreground_seconds <= t.speech_seconds for t in d.tracks) and main.foreground_seconds > 0
 
 
 def test_a_cluster_between_two_voices_is_dissolved_but_a_short_voice_is_kept():

@@ -55,6 +55,7 @@ class Track:
     display_name: str = ""
     score: float = 0.0            # best cosine to a household voiceprint (0 when none enrolled)
     enrolled_f0_hz: float = 0.0   # the matched voiceprint's enrollment pitch (0: none or unknown)
+    foreground_seconds: float = 0.0   # its speech among the recording's louder half (mark_foreground)
 
     def segments(self, overlap: np.ndarray) -> list[tuple[float, float, bool]]:
         """[(start_s, end_s, overlapped)] runs of this voice, split where overlap changes."""
@@ -76,6 +77,19 @@ class Diarization:
 
     def track(self, label: str) -> Track:
         return next(t for t in self.tracks if t.label == label)
+
+
+def mark_foreground(samples: np.ndarray, d: Diarization) -> None:
+    """Sets each track's `foreground_seconds`: its frames among the recording's louder half of speech
+    (10 ms frames at or above the median level of all speech frames). Who holds the loud speech is the
+    foreground speaker even where diarization mixed two voices into one track: a track's mean level
+    and length then describe neither voice (decision 83)."""
+    if not d.speech.any():
+        return
+    level = frame_dbfs(samples, d.n_frames)
+    loud = d.speech & (level >= np.median(level[d.speech]))
+    for t in d.tracks:
+        t.foreground_seconds = float((t.frames & loud).sum() * FRAME / 16000)
 
 
 class EmbeddedDiarizer:
@@ -131,6 +145,7 @@ class EmbeddedDiarizer:
         result.tracks.sort(key=lambda t: int(np.argmax(t.frames)))  # S1 speaks first
         for i, t in enumerate(result.tracks):
             t.label = f"S{i + 1}"
+        mark_foreground(samples, result)
         return result
 
     def resegment_changes(self, samples: np.ndarray, speech: np.ndarray, centroids: np.ndarray,

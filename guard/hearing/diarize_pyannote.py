@@ -14,7 +14,7 @@ import numpy as np
 
 from guard.audio import dbfs
 from guard.errors import ConfigError
-from guard.hearing.diarize import Diarization, Track
+from guard.hearing.diarize import Diarization, Track, mark_foreground
 from guard.hearing.embed import Embedder, resolve_device
 from guard.hearing.vad import FRAME, n_frames
 from guard.store.base import Voiceprint
@@ -65,4 +65,5 @@ class PyannoteDiarizer:
                                        loudness_dbfs=dbfs(clip)))
         for i, t in enumerate(result.tracks):
             t.label = f"S{i + 1}"
+        mark_foreground(samples, result)
         return result

@@ -11,15 +11,21 @@ from guard.bench.shbench import LETTERS, official_letter
 
 IDK_PATTERN = re.compile(r"\b(do not|don't|cannot|can't|not) (have|know|enough|be determined|answer)|"
                          r"\bnot mentioned\b|\bno information\b|\bunknown\b", re.IGNORECASE)
+# The assistant speaking of itself: "I don't know", "I do not have an answer", "I cannot answer".
+FIRST_PERSON_IDK = re.compile(r"^\W*I\s+(do not|don't|cannot|can't|am not able to)\s+(know|have|answer|tell|say)\b",
+                              re.IGNORECASE)
 IDK_TEXT = "I do not have the information to answer the question"
 
 
 def idk_index(options: list[str]) -> int:
-    """Index of the "I don't know" option, or -1."""
-    for i, o in enumerate(options):
-        if IDK_PATTERN.search(o):
-            return i
-    return -1
+    """Index of the "I don't know" option, or -1. An option in the assistant's own voice ("I don't know",
+    "I do not have an answer") wins over one that only reads like it: in the official SH-Bench files
+    "They don't have the required documents" and "Not mentioned." are distractors beside "I don't know"
+    (40 of the 16,000 records there; the first match used to be taken)."""
+    own = [i for i, o in enumerate(options) if FIRST_PERSON_IDK.search(o)]
+    if own:
+        return own[0]
+    return next((i for i, o in enumerate(options) if IDK_PATTERN.search(o)), -1)
 
 
 def extract_letter(text: str, options: list[str]) -> str:

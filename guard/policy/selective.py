@@ -3,11 +3,14 @@
 Main-speaker rule (the response names which one decided):
 - ENROLLED: enrolled household voices are present -> the one with most speech among them.
 - SOLE_SPEAKER: one voice heard.
-- FOREGROUND: otherwise the foreground voice: among the voices within `LOUDNESS_MARGIN_DB` of the
-  loudest, the one with most speech (loudest breaks a tie). A voice that much quieter is behind the
-  others, however long it talks: when diarization split the main speaker in two, the rule used to
-  compare the two halves, find them close, and hand the turn to a quiet bystander who spoke longer
-  than either half.
+- FOREGROUND: otherwise the foreground voice: the one holding most of the recording's louder half of
+  speech (`Track.foreground_seconds`; more speech, then the louder, breaks a tie). A voice far behind the
+  others holds none of it, however long it talks; two voices at one level share it by how much each
+  says. Counting loud frames rather than comparing whole tracks also holds where diarization mixed two
+  voices into one track: on a recorded call (real people the embedder confuses) the quieter person's
+  track, holding some of the main speaker's words too, was longer than the main speaker's and within
+  6 dB of it by its mean level, and the old rule (most speech among the tracks within 6 dB of the
+  loudest) chose it (decision 83).
 Gating: frames of the main speaker alone pass; every other frame is silenced. Overlapped frames (main
 and someone else) are split (the default), dropped, or attenuated by `overlap_attenuation_db`, by config.
 Split: of an overlapped stretch next to the main speaker's own speech, the loud part on that side passes
@@ -82,8 +85,6 @@ from guard.hearing.vad import FRAME, FRAME_SECONDS, near, runs
 from guard.policy import tails
 from guard.proto import guard_pb2 as pb
 
-LOUDNESS_MARGIN_DB = 6.0
-
 
 @dataclass(frozen=True)
 class MainChoice:
@@ -100,9 +101,8 @@ def choose_main(d: Diarization, settings: PolicySettings) -> MainChoice:
         return MainChoice(max(enrolled, key=lambda t: (t.speech_seconds, t.loudness_dbfs)), pb.ENROLLED)
     if len(candidates) == 1:
         return MainChoice(candidates[0], pb.SOLE_SPEAKER)
-    loudest = max(t.loudness_dbfs for t in candidates)
-    front = [t for t in candidates if loudest - t.loudness_dbfs <= LOUDNESS_MARGIN_DB]
-    return MainChoice(max(front, key=lambda t: (t.speech_seconds, t.loudness_dbfs)), pb.FOREGROUND)
+    return MainChoice(max(candidates, key=lambda t: (t.foreground_seconds, t.speech_seconds, t.loudness_dbfs)),
+                      pb.FOREGROUND)
 
 
 @dataclass(frozen=True)

@@ -57,7 +57,7 @@ class _MainRuleEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_MainRule.Val
     ENROLLED: _MainRule.ValueType  # 1
     """an enrolled household voice is present (most speech among them)"""
     FOREGROUND: _MainRule.ValueType  # 2
-    """no enrolled voice: the speaker with most speech, loudest on a tie"""
+    """no enrolled voice: the voice holding most of the louder half of speech"""
     SOLE_SPEAKER: _MainRule.ValueType  # 3
     """only one voice was heard"""
 
@@ -68,7 +68,7 @@ MAIN_RULE_UNSPECIFIED: MainRule.ValueType  # 0
 ENROLLED: MainRule.ValueType  # 1
 """an enrolled household voice is present (most speech among them)"""
 FOREGROUND: MainRule.ValueType  # 2
-"""no enrolled voice: the speaker with most speech, loudest on a tie"""
+"""no enrolled voice: the voice holding most of the louder half of speech"""
 SOLE_SPEAKER: MainRule.ValueType  # 3
 """only one voice was heard"""
 Global___MainRule: _TypeAlias = MainRule  # noqa: Y015
