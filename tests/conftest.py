@@ -19,6 +19,8 @@ ENROLL_LINES = ["The weather is going to be cold and rainy all weekend long.",
                 "My favourite dinner is roasted vegetables with a little rice."]
 
 
+# The official SH-Bench result files (../shared/data, read-only), beside the checkout.
+SHBENCH_OFFICIAL = Path(__file__).resolve().parents[2] / "shared/data/shbench-official"
 PG_DSN = os.environ.get("GUARD_TEST_POSTGRES_DSN", "host=127.0.0.1 dbname=test user=postgres")
 
 

@@ -1,7 +1,10 @@
 """Answer extraction: at least as robust as the official rule, and no worse on option texts."""
+import json
+
 import pytest
 
 from guard.policy.answer import extract_letter, idk_index
+from tests.conftest import SHBENCH_OFFICIAL
 
 OPTIONS = ["A trip to Bali", "A trip to Ibiza", "I do not have the information to answer the question",
            "Seven thirty", "Noon"]
@@ -30,14 +33,11 @@ def test_idk_option_in_the_assistants_voice_beats_a_distractor(options, idk):
     assert idk_index(options) == idk
 
 
+@pytest.mark.skipif(not SHBENCH_OFFICIAL.is_dir(), reason="../shared/data is not beside this checkout")
 def test_idk_option_matches_every_official_record():
     """Every record of the official result files: the option found is the record's `idk_answer`."""
-    import json
-    from pathlib import Path
-
-    files = sorted((Path(__file__).resolve().parents[2] / "shared/data/shbench-official").glob("*.json"))
-    if not files:
-        pytest.skip("../shared/data/shbench-official is not beside this checkout")
+    files = sorted(SHBENCH_OFFICIAL.glob("*.json"))
+    assert len(files) == 8
     for f in files:
         for r in json.loads(f.read_text()):
             assert r["options"][idk_index(r["options"])] == r["idk_answer"], (f.name, r["question"])

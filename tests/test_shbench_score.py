@@ -1,11 +1,9 @@
 """guard bench score reproduces the published SH-Bench table from the official result files."""
-from pathlib import Path
-
 import pytest
 
 from guard.bench.shbench import official_letter, score_file, summarise
+from tests.conftest import SHBENCH_OFFICIAL as DATA
 
-DATA = Path(__file__).resolve().parents[2] / "shared/data/shbench-official"
 TABLE = {  # ../shared/data/README.md
     "train_stepaudio2": (97.4, 94.3, 81.0, 96.1, 91.7),
     "train_qwen25omni": (93.3, 92.7, 82.0, 94.8, 90.4),
