@@ -137,6 +137,23 @@ def cmd_bench_score(args) -> int:
     return print_scores(args.files, args.mode)
 
 
+def cmd_bench_compare(args) -> int:
+    from pathlib import Path
+
+    from guard.bench.report import compare_markdown
+
+    names = args.names.split(",") if args.names else [Path(f).parent.name or f for f in args.summaries]
+    try:
+        md = compare_markdown([json.loads(Path(f).read_text()) for f in args.summaries], names)
+    except (OSError, ValueError) as e:
+        print(f"guard bench compare: {e}", file=sys.stderr)
+        return 2
+    print(md, end="")
+    if args.out:
+        Path(args.out).write_text(md)
+    return 0
+
+
 def _gate(args, summary: dict) -> int:
     from pathlib import Path
 
@@ -306,6 +323,12 @@ def build_parser() -> argparse.ArgumentParser:
     bp.add_argument("--out", default="out/shbench")
     gate_args(bp)
     bp.set_defaults(func=cmd_bench_shbench)
+
+    bp = bsub.add_parser("compare", help="SH-Bench replays of one suite side by side, with the differences")
+    bp.add_argument("summaries", nargs="+", help="summary.json of each replay; the first is the reference")
+    bp.add_argument("--names", help="comma-separated row names (default: each summary's folder name)")
+    bp.add_argument("--out", help="also write the table to this Markdown file")
+    bp.set_defaults(func=cmd_bench_compare)
 
     bp = bsub.add_parser("voxprivacy", help="replay a VoxPrivacy-format suite through the live service")
     bp.add_argument("--suite", required=True, help="suite.json, or the folder holding it")

@@ -88,6 +88,32 @@ def test_gate_fails_on_a_drop_and_passes_within_the_allowance():
     assert gate(base, {**base, "cells": {**base["cells"], "se": 56.5}}, 2.0) == []
 
 
+def test_compare_prints_the_runs_side_by_side_with_the_lift(tmp_path, capsys):
+    guard = {"suite": "mini", "cells": {"main_gen": 100.0, "main_sel": 97.5, "by_gen": 100.0, "by_sel": 100.0,
+                                        "se": 99.4}}
+    off = {"suite": "mini", "cells": {"main_gen": 100.0, "main_sel": 100.0, "by_gen": 100.0, "by_sel": 40.0,
+                                      "se": 72.7}}
+    files = []
+    for name, summary in (("on", guard), ("off", off)):
+        (tmp_path / name).mkdir()
+        files.append(tmp_path / name / "summary.json")
+        files[-1].write_text(json.dumps(summary))
+    out = tmp_path / "compare.md"
+    assert main(["bench", "compare", *map(str, files), "--names", "guard,gating off", "--out", str(out)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "| guard minus gating off | +0.0 | -2.5 | +0.0 | +60.0 | +26.7 |" in lines
+    assert out.read_text().splitlines() == lines
+    assert main(["bench", "compare", str(files[0]), str(files[1])]) == 0   # rows named by folder
+    assert "| on minus off |" in capsys.readouterr().out
+    files[1].write_text(json.dumps({**off, "suite": "another"}))
+    assert main(["bench", "compare", str(files[0]), str(files[1])]) == 0
+    assert "different suites" in capsys.readouterr().out
+    (tmp_path / "vox.json").write_text(json.dumps({"suite": "vox", "tiers": {"tier1_accuracy": 100.0}}))
+    assert main(["bench", "compare", str(files[0]), str(tmp_path / "vox.json")]) == 2
+    assert "no SH-Bench cells" in capsys.readouterr().err
+    assert main(["bench", "compare", str(files[0]), str(tmp_path / "absent.json")]) == 2
+
+
 VOX = Path(__file__).resolve().parents[1] / "benchmarks/suites/voxprivacy-mini/suite.json"
 
 

@@ -55,6 +55,29 @@ def gate(baseline: dict, current: dict, max_drop: float) -> list[str]:
     return failures
 
 
+def compare_markdown(summaries: list[dict], names: list[str]) -> str:
+    """SH-Bench replays of one suite side by side (e.g. the guard, then the same server with gating off):
+    each run's cells and SE, and each later run's difference from the first, per cell."""
+    if len(summaries) < 2 or len(names) != len(summaries):
+        raise ValueError("compare needs two or more summaries and one name for each")
+    missing = [n for n, s in zip(names, summaries) if "cells" not in s]
+    if missing:
+        raise ValueError(f"no SH-Bench cells (a replay in both modes) in: {', '.join(missing)}")
+    suites = {s.get("suite") for s in summaries}
+    first = summaries[0]["cells"]
+    lines = [f"# SH-Bench replays side by side: {', '.join(sorted(str(x) for x in suites))}", ""]
+    if len(suites) > 1:
+        lines += [("**Warning:** these summaries come from different suites; the differences compare unlike "
+                   "questions."), ""]
+    lines += ["| | " + " | ".join(CELL_NAMES) + " |", "|---" * 6 + "|"]
+    lines += [f"| {n} | " + " | ".join(f"{s['cells'][k]:.1f}" for k in CELLS) + " |"
+              for n, s in zip(names, summaries)]
+    for n, s in zip(names[1:], summaries[1:]):
+        lines.append(f"| {names[0]} minus {n} | "
+                     + " | ".join(f"{first[k] - s['cells'][k]:+.1f}" for k in CELLS) + " |")
+    return "\n".join(lines) + "\n"
+
+
 def shbench_markdown(summary: dict) -> str:
     lines = [f"# SH-Bench replay: {summary['suite']}", "",
              (f"{summary['n']} questions per mode. guard's row is this suite; the published rows are the "
