@@ -145,12 +145,12 @@ def cmd_bench_compare(args) -> int:
     names = args.names.split(",") if args.names else [Path(f).parent.name or f for f in args.summaries]
     try:
         md = compare_markdown([json.loads(Path(f).read_text()) for f in args.summaries], names)
+        if args.out:
+            Path(args.out).write_text(md)
     except (OSError, ValueError) as e:
         print(f"guard bench compare: {e}", file=sys.stderr)
         return 2
     print(md, end="")
-    if args.out:
-        Path(args.out).write_text(md)
     return 0
 
 

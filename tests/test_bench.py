@@ -112,6 +112,8 @@ def test_compare_prints_the_runs_side_by_side_with_the_lift(tmp_path, capsys):
     assert main(["bench", "compare", str(files[0]), str(tmp_path / "vox.json")]) == 2
     assert "no SH-Bench cells" in capsys.readouterr().err
     assert main(["bench", "compare", str(files[0]), str(tmp_path / "absent.json")]) == 2
+    assert main(["bench", "compare", str(files[0]), str(files[1]), "--names", "just one"]) == 2
+    assert "one name for each" in capsys.readouterr().err
 
 
 VOX = Path(__file__).resolve().parents[1] / "benchmarks/suites/voxprivacy-mini/suite.json"
