@@ -130,6 +130,39 @@ def test_a_misheard_option_counts_as_weak_evidence(cascade):
     assert not cascade.choose(other, q2, options, set(), 0.3).startswith("C.")
 
 
+def test_in_selective_an_option_nothing_heard_names_is_not_answered(cascade):
+    # A background-layout scene's gated audio as Whisper heard it: the main speaker's own sentences. The
+    # bystander's question about the meeting has four weekdays; MiniLM likeness puts "Saturday" a shade
+    # over min_support though no day was said (decision 89).
+    heard = Transcript("every weekend my brother goes to play football i lost my umbrella on the bus again "
+                       "this afternoon my sister is flying to madrid next week")
+    q = "When is the team meeting now?"
+    days = ["Thursday", "Friday", "Saturday", "I do not have the information to answer the question", "Monday"]
+    likeness = cascade.support(heard, q, days[:3] + days[4:])   # GENERAL: likeness alone
+    assert likeness.max() >= cascade.min_support                # would answer
+    assert cascade.choose(heard, q, days, set(), 0.3).startswith("D.")   # SELECTIVE: I don't know
+    # named by what was heard, a keyword detection, or a runner-up: answered as before
+    said = Transcript("every weekend my brother goes to play football the team meeting moved to friday")
+    assert cascade.choose(said, q, days, set(), 0.3).startswith("B.")
+    assert cascade.choose(heard, q, days, {"monday"}, 0.3).startswith("E.")
+
+
+def test_a_runner_up_word_beside_the_question_s_own_words_counts_in_selective(cascade):
+    # A background-layout scene's main speaker, "I am going to work by bus from now on", as heard under a
+    # bystander: the 1-best lost "bus", a runner-up kept it beside "work"; MiniLM puts that hypothesis at
+    # 0.17 to the question, under the relevance bar, so only its place says it is about the question.
+    q = "How will the speaker travel to work?"
+    options = ["train", "bus", "bicycle", "boat", "I do not have the information to answer the question"]
+    heard = Transcript("i am going to work by this from now on let us plan a picnic by the lake",
+                       ["i'm growing to work by a bus from now on the planet as one of picnic by the way"])
+    assert cascade.choose(heard, q, options, set(), 0.3).startswith("B.")
+    assert cascade.beside("i'm growing to work by a bus from now on", {"travel", "work"}) >= {"bus"}
+    # the same word far from any of the question's words is still weak evidence that does not count
+    far = Transcript("i am going to work by this from now on let us plan a picnic by the lake",
+                     ["i'm growing to work by the time and now one of those picnics by a bus"])
+    assert cascade.choose(far, q, options, set(), 0.3).startswith("E.")
+
+
 def test_plural_and_silent_e_share_a_stem():
     from guard import text
 

@@ -24,7 +24,10 @@
   detection's surroundings reached 0.27, while the whole transcript's best window let two through). Runner-up
   words and partial matches (some, not all, of a multi-word option's words in the 1-best: "floor
   fifteen", heard as "four fifteen", answered a bystander's plumber question with "four o'clock") have
-  no times: they are judged by the whole transcript (its 1-best and first RELEVANCE_NBEST runner-ups).
+  no times: they are judged by the whole transcript (its 1-best and first RELEVANCE_NBEST runner-ups),
+  and a runner-up word also counts where its hypothesis has it within `beside_words` of one of the
+  question's own words. In SELECTIVE mode an option that nothing heard names (no word of it, no
+  detection) is not answered, however like the question its sentence is (decision 89).
 - Open questions: the transcript window that best answers the question (extractive), searched in
   what was heard and in the session memory the requester may hear (Task.context); with no window close
   enough, the closest memory line.
@@ -48,7 +51,7 @@ class CascadeBackend(Backend):
 
     def __init__(self, min_support: float = 0.2, window_words: int = 12, spot_weight: float = 0.3,
                  spot_threshold: float = 1e-10, spot_min_relevance: float = 0.3, whisper: str = "bundled",
-                 misheard_ratio: float = 0.85):
+                 misheard_ratio: float = 0.85, beside_words: int = 4):
         from guard.hearing.whisper import shared
 
         self.asr = Transcriber(lead=shared(whisper))
@@ -58,6 +61,7 @@ class CascadeBackend(Backend):
         self.spot_weight, self.spot_threshold = spot_weight, spot_threshold
         self.spot_min_relevance = spot_min_relevance
         self.misheard_ratio = misheard_ratio
+        self.beside_words = beside_words
 
     @staticmethod
     def embed(texts: list[str]) -> np.ndarray:
@@ -112,7 +116,10 @@ class CascadeBackend(Backend):
         """Per option, higher is better: how well what was heard supports it. `spotted`: keyword detections
         already judged (in SELECTIVE mode, by the words around them: `generate`). Runner-up words and
         partial matches count only when the transcript's best window is at least `min_relevance` similar
-        to the question."""
+        to the question. With `min_relevance` set (SELECTIVE mode) an option nothing heard names (no word of
+        it found, no detection) scores 0: sentence likeness alone answered bystander questions from the
+        main speaker's unrelated sentences ("every weekend my brother goes to play football" -> "the team
+        meets on Saturday"), and a guess is what SELECTIVE mode must not give."""
         wins = self.windows(transcript.best)
         if not wins:
             return np.zeros(len(options))
@@ -134,7 +141,8 @@ class CascadeBackend(Backend):
             emb_r = np.concatenate([emb_w, self.embed(alt)]) if alt else emb_w
             weak_ok = float((self.embed([question]) @ emb_r.T).max()) >= min_relevance
         if not weak_ok:   # weak evidence ("buy cheese" -> "five g's") needs relevance
-            runner_up, misheard = [], set()
+            # ... or a place beside the question's own words in the hypothesis that holds it (decision 89)
+            runner_up, misheard = [self.beside(h, asked) for h in transcript.nbest], set()
         out = []
         for o, s, own, part in zip(options, sims, owns, partial):
             if part and not weak_ok:
@@ -150,8 +158,22 @@ class CascadeBackend(Backend):
                     lexical += 0.0 if rank is None else 0.7 / (1 + rank / 5)
             lexical = lexical / len(own) if own else 0.0
             found = self.spot_weight if o.lower().strip() in (spotted or set()) else 0.0
+            if min_relevance > 0 and not lexical and not found:
+                out.append(0.0)   # SELECTIVE: nothing heard names it; likeness alone is a guess (decision 89)
+                continue
             out.append(0.5 * max(0.0, float(s)) + 0.5 * lexical + found)
         return np.array(out)
+
+    def beside(self, hypothesis: str, asked: set[str]) -> set[str]:
+        """The content stems of `hypothesis` within `beside_words` words of one of the question's content
+        words (`asked`). MiniLM likeness misses a question and its answer sentence ("How will the speaker
+        travel to work?" against "i'm going to work by a bus from now on": 0.17); sharing a word, said
+        next to the option, says the sentence is about the question."""
+        stems = [text.stem(w) for w in text.words(hypothesis)]
+        at = [i for i, s in enumerate(stems) if s in asked]
+        k = self.beside_words
+        return {s for i, s in enumerate(stems) if s not in text.STOP and s not in asked
+                and any(abs(i - j) <= k for j in at)}
 
     def choose(self, transcript: Transcript, question: str, options: list[str],
                spotted: set[str] | None = None, min_relevance: float = 0.0) -> str:

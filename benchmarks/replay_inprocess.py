@@ -1,0 +1,88 @@
+"""SH-Bench replay in process: every record through `GuardService.ask`, built as `guard serve` builds it
+(same settings, same components, a real store in a temporary folder), without gRPC.
+
+For side-by-side measurement of policy and hearing changes on many suites: it skips the transport, not
+any stage, and scores with the official rule (guard.bench.shbench). A claim about the service itself
+comes from the live replay (`guard bench shbench`); on the mini suite both read SELECTIVE 97.5 / 100
+(Main / By, session 20).
+
+    .venv/bin/python benchmarks/replay_inprocess.py --questions DIR/questions.json [--modes selective]
+        [--out out/replay] [--set policy.background_deep_db=9 ...]
+
+--set takes `section.field=value` overrides for the first run (as GUARD_SECTION__FIELD would); each
+--vs "a.b=v,c.d=w" adds a run with those overrides instead, on the same suite in the same process, so
+settings compare side by side (run0, run1, ... under --out).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from guard.bench.shbench import score_records, summarise
+from guard.config import Settings
+from guard.metrics import Metrics
+from guard.proto import guard_pb2 as pb
+from guard.server import load_components
+
+MODES = {"general": pb.GENERAL, "selective": pb.SELECTIVE}
+
+
+def settings_with(data_dir: Path, overrides: list[str]) -> Settings:
+    s = Settings(data_dir=str(data_dir))
+    for o in overrides:
+        key, value = o.split("=", 1)
+        section, name = key.split(".", 1)
+        setattr(getattr(s, section), name, value)   # validated and coerced as the environment would be
+    return s
+
+
+def replay(service, records: list[dict], root: Path, mode: str) -> list[dict]:
+    rows, audio = [], {}
+    for i, rec in enumerate(records):
+        if rec["audio"] not in audio:
+            audio[rec["audio"]] = (root / rec["audio"]).read_bytes()
+        req = pb.AskRequest(audio=pb.Audio(encoded=audio[rec["audio"]]), question=rec["question"],
+                            options=rec["options"], mode=MODES[mode],
+                            main_speaker_desc=rec.get("main_speaker_desc", ""))
+        r = service.ask(req)
+        rows.append({**rec, "pred": r.choice_letter or r.answer, "answer_text": r.answer, "refused": r.refused,
+                     "reason": pb.RefusalReason.Name(r.reason), "withheld_seconds": r.withheld_seconds})
+        print(f"\r{mode} {i + 1}/{len(records)}", end="", file=sys.stderr, flush=True)
+    print(file=sys.stderr)
+    return rows
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--questions", type=Path, required=True)
+    ap.add_argument("--modes", default="general,selective")
+    ap.add_argument("--out", type=Path, default=Path("out/replay"))
+    ap.add_argument("--limit", type=int, default=0)
+    ap.add_argument("--set", action="append", default=[], dest="sets", help="section.field=value")
+    ap.add_argument("--vs", action="append", default=[], help="a second run's overrides, comma-separated")
+    args = ap.parse_args()
+    records = json.loads(args.questions.read_text())[: args.limit or None]
+    runs = [args.sets] + [v.split(",") for v in args.vs]
+    with tempfile.TemporaryDirectory() as tmp:
+        for k, overrides in enumerate(runs):
+            service = load_components(settings_with(Path(tmp) / str(k), overrides), Metrics())
+            out = args.out / f"run{k}"
+            out.mkdir(parents=True, exist_ok=True)
+            scores, t0 = {}, time.perf_counter()
+            for mode in args.modes.split(","):
+                rows = replay(service, records, args.questions.parent, mode)
+                (out / f"{mode}.json").write_text(json.dumps(rows, indent=1))
+                scores[mode] = score_records(rows, selective=mode == "selective")
+            cells = ({"main": s.main, "bystander": s.bystander} for s in scores.values())
+            line = "  ".join(f"{m}: main {c['main']:.1f} by {c['bystander']:.1f}" for m, c in zip(scores, cells))
+            if len(scores) == 2:
+                line += f"  SE {summarise(scores['general'], scores['selective']).se:.1f}"
+            print(f"run {k} {overrides or 'defaults'}: {line}  ({time.perf_counter() - t0:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()
