@@ -167,8 +167,8 @@ class CascadeBackend(Backend):
     def beside(self, hypothesis: str, asked: set[str]) -> set[str]:
         """The content stems of `hypothesis` within `beside_words` words of one of the question's content
         words (`asked`). MiniLM likeness misses a question and its answer sentence ("How will the speaker
-        travel to work?" against the hypothesis "i'm growing to work by a bus from now on ...": 0.17 at best); a word shared, said
-        next to the option, says the sentence is about the question."""
+        travel to work?" against the hypothesis "i'm growing to work by a bus from now on ...": 0.17 at
+        best); a word shared, said next to the option, says the sentence is about the question."""
         stems = [text.stem(w) for w in text.words(hypothesis)]
         at = [i for i, s in enumerate(stems) if s in asked]
         k = self.beside_words
