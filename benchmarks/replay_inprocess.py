@@ -17,27 +17,28 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 from guard.bench.shbench import score_records, summarise
-from guard.config import Settings
+from guard.client import MODES
+from guard.config import Settings, load_settings
 from guard.metrics import Metrics
 from guard.proto import guard_pb2 as pb
 from guard.server import load_components
 
-MODES = {"general": pb.GENERAL, "selective": pb.SELECTIVE}
-
 
 def settings_with(data_dir: Path, overrides: list[str]) -> Settings:
-    s = Settings(data_dir=str(data_dir))
+    """Settings as `guard serve` loads them (GUARD_CONFIG, the environment), each `section.field=value`
+    applied as its GUARD_SECTION__FIELD variable would be, and the data in `data_dir`."""
+    env = dict(os.environ)
     for o in overrides:
         key, value = o.split("=", 1)
-        section, name = key.split(".", 1)
-        setattr(getattr(s, section), name, value)   # validated and coerced as the environment would be
-    return s
+        env["GUARD_" + key.replace(".", "__").upper()] = value
+    return load_settings(env=env, data_dir=str(data_dir))
 
 
 def replay(service, records: list[dict], root: Path, mode: str) -> list[dict]:
@@ -77,8 +78,7 @@ def main() -> None:
                 rows = replay(service, records, args.questions.parent, mode)
                 (out / f"{mode}.json").write_text(json.dumps(rows, indent=1))
                 scores[mode] = score_records(rows, selective=mode == "selective")
-            cells = ({"main": s.main, "bystander": s.bystander} for s in scores.values())
-            line = "  ".join(f"{m}: main {c['main']:.1f} by {c['bystander']:.1f}" for m, c in zip(scores, cells))
+            line = "  ".join(f"{m}: main {s.main:.1f} by {s.bystander:.1f}" for m, s in scores.items())
             if len(scores) == 2:
                 line += f"  SE {summarise(scores['general'], scores['selective']).se:.1f}"
             print(f"run {k} {overrides or 'defaults'}: {line}  ({time.perf_counter() - t0:.0f} s)")
