@@ -1,5 +1,6 @@
 """What the secret ledger hears: pocketsphinx alone against Whisper-led transcripts (the shipped default,
-`policy.ledger_whisper`), side by side on one run, on every utterance of a VoxPrivacy-format suite.
+`policy.ledger_whisper`, tiny.en; and base, the cascade's), side by side on one run, on every utterance
+of a VoxPrivacy-format suite.
 
     .venv/bin/python benchmarks/ledger_asr_bench.py --suite benchmarks/suites/voxprivacy-mini \\
         [--rooms clean,room,far]
@@ -25,7 +26,7 @@ from guard import scenes
 from guard.audio import decode
 from guard.bench.voxprivacy import contains_key
 from guard.hearing.asr import Transcriber
-from guard.hearing.whisper import BUNDLED, shared, spoken
+from guard.hearing.whisper import BUNDLED, BUNDLED_BASE, shared, spoken
 from guard.policy.privacy_text import PrivacyText
 
 ROOMS = {"clean": None, "room": (0.3, 8.0, 20.0), "far": (0.6, 4.0, 15.0)}
@@ -50,7 +51,9 @@ def main() -> None:
     suite = Path(args.suite)
     items = utterances(suite)
     whisper = Transcriber(cache_size=0, lead=shared(BUNDLED), runner_ups=False)   # as the ledger's
-    recognisers = {"pocketsphinx": Transcriber(cache_size=0), "Whisper tiny.en (default)": whisper}
+    recognisers = {"pocketsphinx": Transcriber(cache_size=0), "Whisper tiny.en (default)": whisper,
+                   "Whisper base (the cascade's)": Transcriber(cache_size=0, lead=shared(BUNDLED_BASE),
+                                                               runner_ups=False)}
     classify = PrivacyText()
     print(f"{len(items)} utterances of {suite}")
     print("| room | recogniser | WER % | instructions classified right | secret keys heard | seconds |")
