@@ -83,8 +83,8 @@ def main() -> None:
     for i, (v, s, _, x) in enumerate(clips):
         other = scenes.level(scenes.tts(voices[(voices.index(v) + 1) % len(voices)],
                                         scenes.SENTENCES[(i + 1) % len(scenes.SENTENCES)]), -20 - UNDER_DB)
-        y = x.copy()
-        y[:min(len(y), len(other))] += other[:len(y)]
+        y, overlap = x.copy(), min(len(x), len(other))
+        y[:overlap] += other[:overlap]
         under.append((s, y))
     for name, setting in WHISPERS.items():
         whisper = Whisper(setting)
@@ -95,6 +95,7 @@ def main() -> None:
                 e, k = wer(words(spoken(ref)), [w for w, _, _ in whisper(x)])
                 errs, n = errs + e, n + k
             print(f"| {name}{label} | {100 * errs / n:.1f} | {errs} / {n} | {time.perf_counter() - t:.1f} |")
+
 
 if __name__ == "__main__":
     main()

