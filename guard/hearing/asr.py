@@ -3,7 +3,8 @@ model shipped inside the package. Returns the 1-best transcript and the N-best r
 given phrases (keyword search) for multiple choice, where the candidate answers are known in advance.
 With a `lead` recogniser (Whisper, guard.hearing.whisper) its words are the 1-best and pocketsphinx's
 hypotheses the runner-ups (the cascade), or pocketsphinx decodes only what the lead heard nothing in
-(`runner_ups=False`: the ledger and spoken questions)."""
+(`runner_ups=False`: the ledger and spoken questions). A `second` recogniser's 1-best (another Whisper)
+comes first among the runner-ups (decision 91)."""
 from __future__ import annotations
 
 import hashlib
@@ -44,7 +45,7 @@ class Transcriber:
     recording. Each call's audio is peak-normalised first (GENERAL mode sends each voice on its own, so a
     quiet bystander is decoded at full scale)."""
 
-    def __init__(self, cache_size: int = 64, nbest: int = 20, lead=None, runner_ups: bool = True):
+    def __init__(self, cache_size: int = 64, nbest: int = 20, lead=None, runner_ups: bool = True, second=None):
         from pocketsphinx import Decoder  # noqa: F401 - fail at load, not at first request
 
         self.lead = lead   # .transcribe(audio) -> ([(word, start, end)], mean word probability), or None
@@ -52,6 +53,10 @@ class Transcriber:
         # them); without, pocketsphinx decodes only what the lead heard nothing in (the ledger reads the
         # 1-best alone, and the second decode doubled its time).
         self.runner_ups = runner_ups
+        # Another recogniser (.transcribe as the lead's): where the lead garbles a word under another voice,
+        # a smaller model often hears it ("two o'clock" against base's "at to the door"); its 1-best is
+        # the first runner-up, weak evidence as every runner-up is (decision 91). Only with runner_ups.
+        self.second = second if runner_ups else None
 
         self._local = threading.local()
         self._cache: OrderedDict[str, Transcript] = OrderedDict()
@@ -82,7 +87,9 @@ class Transcriber:
         if self.lead is None:
             text = self._decode(trimmed)
         elif self.runner_ups:
-            text = self._led(self._decode(trimmed), *self.lead.transcribe(trimmed))
+            second = self.second.transcribe(trimmed)[0] if self.second is not None else []
+            text = self._led(self._decode(trimmed), *self.lead.transcribe(trimmed),
+                             second=" ".join(w for w, _, _ in second))
         else:
             words, confidence = self.lead.transcribe(trimmed)
             text = self._led(Transcript(""), words, confidence) if words else self._decode(trimmed)
@@ -93,15 +100,16 @@ class Transcriber:
         return text
 
     @staticmethod
-    def _led(ps: Transcript, words: list[tuple[str, float, float]], confidence: float) -> Transcript:
+    def _led(ps: Transcript, words: list[tuple[str, float, float]], confidence: float, second: str = ""
+             ) -> Transcript:
         """The lead recogniser's words as the 1-best (with its times: same trimmed audio, same timeline as
-        `spot_times`, and its confidence); pocketsphinx's 1-best and N-best as runner-ups. Nothing heard:
-        pocketsphinx alone."""
+        `spot_times`, and its confidence); the `second` recogniser's 1-best, then pocketsphinx's 1-best and
+        N-best as runner-ups. Nothing heard: pocketsphinx alone."""
         best = " ".join(w for w, _, _ in words)
         if not best:
             return ps
-        return Transcript(best, [h for h in dict.fromkeys([ps.best, *ps.nbest]) if h and h != best], words,
-                          confidence)
+        return Transcript(best, [h for h in dict.fromkeys([second, ps.best, *ps.nbest]) if h and h != best],
+                          words, confidence)
 
     def spot(self, audio: np.ndarray, phrases: list[str], threshold: float = 1e-10,
              per_phone: float | None = None) -> set[str]:
