@@ -223,3 +223,4 @@ def test_the_second_whisper_is_named_in_config_and_shared():
     assert default.asr.lead is shared(BUNDLED_BASE) and default.asr.second is shared(BUNDLED)
     assert make_backend(BackendSettings(cascade_second_whisper="")).asr.second is None
     assert make_backend(BackendSettings(cascade_whisper="")).asr.second is None   # pocketsphinx alone
+    assert make_backend(BackendSettings(cascade_second_whisper=BUNDLED_BASE)).asr.second is None   # the lead

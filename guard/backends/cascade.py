@@ -57,8 +57,10 @@ class CascadeBackend(Backend):
                  misheard_ratio: float = 0.85, beside_words: int = 4, second_whisper: str = BUNDLED):
         from guard.hearing.whisper import shared
 
-        second = shared(second_whisper, "backend.cascade_second_whisper") if whisper else None
-        self.asr = Transcriber(lead=shared(whisper), second=second)
+        lead = shared(whisper)
+        second = shared(second_whisper, "backend.cascade_second_whisper") if lead else None
+        # the lead named twice would decode every stream twice for a hypothesis the 1-best already is
+        self.asr = Transcriber(lead=lead, second=second if second is not lead else None)
         text.encoder()  # load now, not on the first request
         self.min_support = min_support
         self.window_words = window_words
