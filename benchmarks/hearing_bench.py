@@ -208,7 +208,7 @@ def diarization(h: Hearing, n: int, offset: int = 0, only: tuple[str, ...] = ())
                 "drop_no_pause_fill": PolicySettings(overlap="drop", pause_fill_seconds=0, **off),
                 "drop_neither": PolicySettings(overlap="drop", guard_band_seconds=0, pause_fill_seconds=0, **off)}
     out = {}
-    recogniser = shared(PolicySettings().ledger_whisper, "policy.ledger_whisper")
+    recogniser = shared(PolicySettings().tail_whisper, "policy.tail_whisper")
     voiceprints: dict[str, Voiceprint] = {}
     kinds = {"2_speakers": lambda i: make_scene(i + 100 + offset, 2),
              "3_speakers": lambda i: make_scene(i + 150 + offset, 3),

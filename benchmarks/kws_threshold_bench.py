@@ -34,7 +34,7 @@ def main() -> None:
     path = Path(args.questions)
     settings = Settings()
     hearing, asr = Hearing.from_settings(settings.hearing), Transcriber()
-    recogniser = shared(settings.policy.ledger_whisper, "policy.ledger_whisper")   # the gate's word tails
+    recogniser = shared(settings.policy.tail_whisper, "policy.tail_whisper")   # the gate's word tails
     gated: dict[str, object] = {}
     rows = {k: {"main hits": 0, "main other-option detections": 0, "bystander detections": 0} for k in SCHEMES}
     records = json.loads(path.read_text())

@@ -1,6 +1,6 @@
-"""What the secret ledger hears: pocketsphinx alone against Whisper-led transcripts (the shipped default,
-`policy.ledger_whisper`, tiny.en; and base, the cascade's), side by side on one run, on every utterance
-of a VoxPrivacy-format suite.
+"""What the secret ledger hears: pocketsphinx alone against Whisper-led transcripts (tiny.en, and base:
+the shipped default `policy.ledger_whisper` since decision 93, the cascade's too), side by side on one
+run, on every utterance of a VoxPrivacy-format suite.
 
     .venv/bin/python benchmarks/ledger_asr_bench.py --suite benchmarks/suites/voxprivacy-mini \\
         [--rooms clean,room,far]
@@ -51,8 +51,8 @@ def main() -> None:
     suite = Path(args.suite)
     items = utterances(suite)
     whisper = Transcriber(cache_size=0, lead=shared(BUNDLED), runner_ups=False)   # as the ledger's
-    recognisers = {"pocketsphinx": Transcriber(cache_size=0), "Whisper tiny.en (default)": whisper,
-                   "Whisper base (the cascade's)": Transcriber(cache_size=0, lead=shared(BUNDLED_BASE),
+    recognisers = {"pocketsphinx": Transcriber(cache_size=0), "Whisper tiny.en": whisper,
+                   "Whisper base (default)": Transcriber(cache_size=0, lead=shared(BUNDLED_BASE),
                                                                runner_ups=False)}
     classify = PrivacyText()
     print(f"{len(items)} utterances of {suite}")

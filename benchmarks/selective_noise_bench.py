@@ -39,7 +39,7 @@ def answers(records: list[dict], root: Path, hearing: Hearing, cascade: CascadeB
                 x = (x + lsb).astype(np.float32)
             d = hearing.hear(x, [])
             main = selective.choose_main(d, settings.policy).track
-            recogniser = shared(settings.policy.ledger_whisper, "policy.ledger_whisper")
+            recogniser = shared(settings.policy.tail_whisper, "policy.tail_whisper")
             gated[rec["audio"]] = selective.gate(x, d, main, settings.policy,
                                                  tails.source(recogniser, x)).samples
         g = gated[rec["audio"]]

