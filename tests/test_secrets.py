@@ -171,8 +171,8 @@ def test_a_statement_not_understood_is_not_passed_on(store, classifier, hearing,
 
 
 def test_the_ledger_hears_an_instruction_in_a_noisy_room(store, classifier, hearing):
-    """The shipped recogniser (policy.ledger_whisper, Whisper base since decision 93) on real TTS speech in a room
-    (RT60 0.3 s, direct-to-reverberant 8 dB, white noise 20 dB down):
+    """The shipped recogniser (policy.ledger_whisper, Whisper base since decision 93) on real TTS speech
+    in a room (RT60 0.3 s, direct-to-reverberant 8 dB, white noise 20 dB down):
     the statement and its "not even me" instruction both reach the ledger (pocketsphinx alone lost
     most instructions in this condition: decision 66)."""
     asr = Transcriber(lead=shared(PolicySettings().ledger_whisper), runner_ups=False)   # as the server has it

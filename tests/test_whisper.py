@@ -85,7 +85,8 @@ def test_a_second_recogniser_s_1_best_is_the_first_runner_up(whisper):
 
     class Other:   # a second recogniser that hears something else
         def transcribe(self, audio):
-            return [("tomorrow", 0.0, 0.5), ("the", 0.5, 0.6), ("plumber", 0.6, 1.0), ("hired", 1.0, 1.3)], 0.5
+            words = [("tomorrow", 0.0, 0.5), ("the", 0.5, 0.6), ("plumber", 0.6, 1.0), ("hired", 1.0, 1.3)]
+            return words, 0.5
 
     plain = Transcriber(cache_size=0, lead=whisper)(x)
     both = Transcriber(cache_size=0, lead=whisper, second=Other())(x)

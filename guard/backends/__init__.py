@@ -13,7 +13,8 @@ def make_backend(settings: BackendSettings) -> Backend:
     if settings.name == "cascade":
         from guard.backends.cascade import CascadeBackend
 
-        return CascadeBackend(whisper=settings.cascade_whisper, second_whisper=settings.cascade_second_whisper)
+        return CascadeBackend(whisper=settings.cascade_whisper,
+                              second_whisper=settings.cascade_second_whisper)
     if settings.name == "openai":
         from guard.backends.openai import OpenAIBackend
         from guard.chat_http import ChatClient

@@ -45,7 +45,8 @@ class Transcriber:
     recording. Each call's audio is peak-normalised first (GENERAL mode sends each voice on its own, so a
     quiet bystander is decoded at full scale)."""
 
-    def __init__(self, cache_size: int = 64, nbest: int = 20, lead=None, runner_ups: bool = True, second=None):
+    def __init__(self, cache_size: int = 64, nbest: int = 20, lead=None, runner_ups: bool = True,
+                 second=None):
         from pocketsphinx import Decoder  # noqa: F401 - fail at load, not at first request
 
         self.lead = lead   # .transcribe(audio) -> ([(word, start, end)], mean word probability), or None
