@@ -237,7 +237,8 @@ def cmd_bench_generate(args) -> int:
     else:
         from guard.bench.gen_voxprivacy import generate as generate_vp
 
-        q = generate_vp(Path(args.out), seed=args.seed, variant=args.variant, voices=args.voices)
+        q = generate_vp(Path(args.out), seed=args.seed, variant=args.variant, voices=args.voices,
+                        order=args.order)
     print(f"wrote {q}")
     return 0
 
@@ -352,6 +353,9 @@ def build_parser() -> argparse.ArgumentParser:
     bp.add_argument("--layout", choices=["turns", "background"], default="turns",
                     help="SH-Bench scenes: speakers take turns, or a bystander talks under the main speaker")
     bp.add_argument("--format", choices=["flac", "wav"], default="flac")
+    bp.add_argument("--order", choices=["after", "before", "merged"], default="after",
+                    help="VoxPrivacy: the privacy instruction after the secret, before it, or in one turn "
+                    "with it")
     bp.add_argument("--voices", type=voice_list, help="comma-separated voices to cast (default "
                     "awb,rms,slt,kal,ked; `heart` is a neural voice held out of all tuning)")
     bp.set_defaults(func=cmd_bench_generate)

@@ -225,8 +225,10 @@ class GuardService:
             allowed, protected = self._memory(household, req.session_id, a.samples, d, main, timer)
             prompt = selective.build_prompt(question, options, selective=selective_mode,
                                             description=req.main_speaker_desc,
-                                            context=[e.content for e in allowed], withheld=len(protected))
-            task = Task(prompt, question, options, selective_mode, streams, [e.content for e in allowed], spoken)
+                                            context=[e.content for e in allowed if e.content],
+                                            withheld=sum(bool(e.content) for e in protected))
+            task = Task(prompt, question, options, selective_mode, streams,
+                        [e.content for e in allowed if e.content], spoken)
             text = self._generate(model_audio, task, timer, selective_mode)
             if self.ledger is not None and self.ledger.leaks(text, protected, question):
                 raise Refusal(pb.PROTECTED_SECRET, "the answer would disclose something said in confidence by "

@@ -45,6 +45,25 @@ def hearing():
 
 
 @pytest.fixture(scope="session")
+def classifier():
+    """The ledger's privacy text classifiers (MiniLM, shipped in a package)."""
+    from guard.policy.privacy_text import PrivacyText
+
+    return PrivacyText()
+
+
+@pytest.fixture()
+def store(tmp_path):
+    """A fresh embedded (SQLite) store; test_store.py has its own, over every backend."""
+    from guard.config import load_settings
+    from guard.store import open_store
+
+    s = open_store(load_settings(env={"GUARD_DATA_DIR": str(tmp_path)}))
+    yield s
+    s.close()
+
+
+@pytest.fixture(scope="session")
 def scene() -> scenes.Scene:
     """awb in front, slt behind at -10 dB, partly overlapping."""
     return scenes.conversation("awb", MAIN_LINES, [("slt", BYSTANDER_LINES)], seed=1)

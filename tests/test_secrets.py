@@ -8,12 +8,12 @@ import pytest
 
 from guard import scenes
 from guard.bench.voxprivacy import contains_key, judge, score
-from guard.config import PolicySettings, load_settings
+from guard.config import PolicySettings
 from guard.hearing.asr import Transcriber, Transcript
 from guard.hearing.whisper import shared
-from guard.policy.privacy_text import INFERRED, NOBODY, OWNER_ONLY, PUBLIC, PrivacyText
+from guard.policy.privacy_text import INFERRED, NOBODY, OWNER_ONLY, PUBLIC
 from guard.policy.secrets import UNCLEAR, SecretLedger, Voice
-from guard.store import SecretEntry, open_store
+from guard.store import SecretEntry
 
 THRESHOLD = 0.80
 
@@ -28,18 +28,6 @@ class ScriptedAsr:
         if not self.lines:
             raise AssertionError("ASR script exhausted")
         return Transcript(self.lines.pop(0))
-
-
-@pytest.fixture(scope="module")
-def classifier():
-    return PrivacyText()
-
-
-@pytest.fixture()
-def store(tmp_path):
-    s = open_store(load_settings(env={"GUARD_DATA_DIR": str(tmp_path)}))
-    yield s
-    s.close()
 
 
 def unit(v):
@@ -139,8 +127,8 @@ def test_turns_set_the_scope(store, classifier, hearing, lines, scope):
     recorded = []
     for _ in lines:
         recorded += ledger.record("default", sid, clip, hearing.hear(clip, []))
-    (e,) = store.secrets("default", sid)
-    assert e.scope == scope and recorded[-1].scope == scope
+    (e, *instruction) = store.secrets("default", sid)   # the statement, then the instruction's own entry
+    assert e.scope == scope and recorded[-1].scope == scope and [i.scope for i in instruction] in ([], [scope])
     assert "ulcer" not in str(recorded) and "library" not in str(recorded)  # responses never echo content
 
 
@@ -182,7 +170,7 @@ def test_the_ledger_hears_an_instruction_in_a_noisy_room(store, classifier, hear
                  "Please do not tell anyone about that, not even me."):
         clip = scenes.room(scenes.level(scenes.tts("rms", line), -20), np.random.default_rng(0))
         ledger.record("default", sid, clip, hearing.hear(clip, []))
-    (e,) = store.secrets("default", sid)
+    e, _instruction = store.secrets("default", sid)
     assert e.scope == NOBODY and "doctor" in e.content
 
 

@@ -1,11 +1,12 @@
 """Offline text classifiers for the secret ledger: privacy instructions and Tier 3 sensitivity.
 
-Nearest-prototype over MiniLM sentence embeddings (prototypes: guard/data/privacy_prototypes.yaml), plus
-cue phrases for the instructions, which recognisers tend to hear well. No training, no download.
+Instructions: the grammar of guard.policy.instructions first (recognisers hear its function words well),
+then, where it finds none, the nearest MiniLM prototype (guard/data/privacy_prototypes.yaml) above
+`instruction_threshold`. Sensitivity: nearest-prototype over MiniLM sentence embeddings. No training,
+no download.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from importlib import resources
 
@@ -13,17 +14,11 @@ import numpy as np
 import yaml
 
 from guard import text
+from guard.policy import instructions
 
-NOBODY, OWNER_ONLY, INFERRED, PUBLIC = "nobody", "owner_only", "inferred_private", "public"
+NOBODY, OWNER_ONLY = instructions.NOBODY, instructions.OWNER_ONLY
+INFERRED, PUBLIC = "inferred_private", "public"
 CATEGORIES = ("health", "finances", "relationships", "location", "beliefs", "career", "illegal", "surprise")
-
-NOBODY_CUES = re.compile(r"\bnot even (to )?me\b|\b(anyone|anybody|no one)\b.*\bnot even|\b(don'?t|do not|never) (tell|repeat|mention)\w*.*\b(anyone|anybody|"
-                         r"a soul|no one|me)\b.*\b(even|including|me too|either)\b|\bforget (that )?i (said|told)",
-                         re.IGNORECASE)
-OWNER_CUES = re.compile(r"\bbetween (you and me|us|the two of us|ourselves)\b|\bjust between\b|\bour (little )?"
-                        r"secret\b|\bonly (tell|remind|share with) me\b|\bnobody (else )?but me\b|"
-                        r"\b(don'?t|do not|never) (tell|repeat|mention)\w* (\w+ )?(to )?(anyone|anybody|a soul)\b",
-                        re.IGNORECASE)
 
 
 def _prototypes() -> dict:
@@ -40,7 +35,7 @@ class Sensitivity:
 class PrivacyText:
     """`instruction(text)` -> nobody | owner_only | None; `sensitivity(text)` -> Sensitivity."""
 
-    def __init__(self, instruction_threshold: float = 0.55, margin: float = 0.0):
+    def __init__(self, instruction_threshold: float = 0.6, margin: float = 0.0):
         p = _prototypes()
         self._inst = {k: text.embed(v) for k, v in p["instructions"].items()}
         self._cats = {k: text.embed(v) for k, v in p["categories"].items()}
@@ -50,10 +45,9 @@ class PrivacyText:
     def instruction(self, utterance: str) -> str | None:
         if not utterance.strip():
             return None
-        if NOBODY_CUES.search(utterance):
-            return NOBODY
-        if OWNER_CUES.search(utterance):
-            return OWNER_ONLY
+        said = instructions.read(utterance)
+        if said:
+            return said
         e = text.embed([utterance])[0]
         scores = {k: float(np.max(v @ e)) for k, v in self._inst.items()}
         best = max(scores, key=scores.get)

@@ -2,7 +2,10 @@
 
 Per Listen turn, each voice heard is transcribed and classified:
 - an instruction ("not even me" -> nobody; "between you and me" -> owner_only) re-scopes that voice's
-  latest entry in the session (or, with nothing earlier, the utterance itself);
+  latest entry in the session (the session's latest where none matches the voice: restrict-only), and is
+  kept as an entry of that scope itself, holding the words said with it (not the instruction's own). One
+  that points ahead ("can I tell you something, just between us?"), or that has nothing of its voice
+  behind it, scopes the voice's next statement instead (decision 94);
 - any other statement becomes an entry: inferred_private when its content is sensitive (Tier 3, then
   treated like owner_only), public otherwise (the control set). A statement the recogniser was unsure
   of (Whisper's mean word probability under `min_statement_confidence`) is kept inferred_private too,
@@ -31,6 +34,7 @@ from guard.hearing import Diarization, Track
 from guard.hearing.asr import Transcriber
 from guard.hearing.pitch import median_f0, semitones
 from guard.hearing.vad import FRAME
+from guard.policy import instructions
 from guard.policy.privacy_text import INFERRED, NOBODY, OWNER_ONLY, PUBLIC, PrivacyText
 from guard.policy.selective import isolate
 from guard.proto import guard_pb2 as pb
@@ -38,6 +42,8 @@ from guard.store import SecretEntry, Store
 
 REFUSAL = "I can't share that with you."
 UNCLEAR = "unclear"   # the category of a statement the recogniser was unsure of (kept inferred-private)
+INSTRUCTION = "instruction"   # an instruction that re-scoped what its speaker had said before
+AHEAD = "instruction_ahead"   # an instruction that scopes its speaker's next statement
 STRICTNESS = [PUBLIC, INFERRED, OWNER_ONLY, NOBODY]
 
 
@@ -74,32 +80,39 @@ class SecretLedger:
                 continue
             voice = voice_of(samples, d, track)
             instruction = self.classifier.instruction(utterance)
-            if instruction and entries:
+            mine = [e for e in entries if self.same_voice(e, voice, strict=False)]
+            reported = None
+            if instruction and entries and not instructions.ahead(utterance):
                 # Restrict-only: the speaker's latest entry (matched loosely: failing to apply a restriction
                 # is the unsafe error), else the session's latest; a scope is only ever made stricter.
-                mine = [e for e in entries if self.same_voice(e, voice, strict=False)]
                 target = (mine or entries)[-1]
                 scope = max(target.scope, instruction, key=STRICTNESS.index)
                 self.store.set_scope(household, session_id, target.entry_id, scope)
                 entries[entries.index(target)] = SecretEntry(**{**target.__dict__, "scope": scope})
-                out.append(pb.Recorded(speaker_label=track.label, speaker_id=voice.speaker_id, scope=scope,
-                                       category=target.category))
-                continue
+                reported = pb.Recorded(speaker_label=track.label, speaker_id=voice.speaker_id, scope=scope,
+                                       category=target.category)
             if instruction:
-                scope, category = instruction, "unspecified"
+                # Kept as an entry too, holding what was said with it ("just between us, I'm quitting" keeps
+                # "i'm quitting", under its scope). Pointing ahead ("can I tell you something, just between
+                # us?"), or with nothing of this voice's behind it, it scopes the voice's next statement.
+                pointed = AHEAD if instructions.ahead(utterance) or not mine else INSTRUCTION
+                scope, category = instruction, pointed
+                utterance = instructions.said_with(utterance)   # "" for an instruction alone
             else:
                 s = self.classifier.sensitivity(utterance)
                 scope, category = (INFERRED if s.private else PUBLIC), s.category
                 if scope == PUBLIC and heard.confidence is not None \
                         and heard.confidence < self.settings.min_statement_confidence:
                     scope, category = INFERRED, UNCLEAR   # not understood: not passed on to others
+                if mine and mine[-1].category == AHEAD:   # the voice said what it was about to tell
+                    scope = max(scope, mine[-1].scope, key=STRICTNESS.index)
             entry = SecretEntry(household, session_id, 0, voice.speaker_id, voice.embedding, scope, category,
                                 utterance, time.time(), {"f0_hz": voice.f0_hz, "score": voice.score,
                                                            "enrolled_f0_hz": voice.enrolled_f0_hz})
             entry_id = self.store.add_secret(entry)
             entries.append(SecretEntry(**{**entry.__dict__, "entry_id": entry_id}))
-            out.append(pb.Recorded(speaker_label=track.label, speaker_id=voice.speaker_id, scope=scope,
-                                   category=category))
+            out.append(reported or pb.Recorded(speaker_label=track.label, speaker_id=voice.speaker_id,
+                                               scope=scope, category=category))
         return out
 
     # deciding -----------------------------------------------------------------------------------
@@ -131,6 +144,7 @@ class SecretLedger:
     @staticmethod
     def leaks(answer: str, protected: list[SecretEntry], question: str) -> bool:
         """Does the answer carry a protected entry's content? Distinctive words or close meaning."""
+        protected = [e for e in protected if e.content.strip()]   # an instruction alone holds no words
         if not protected or not answer.strip():
             return False
         said = text.content(answer) - text.content(question)

@@ -1,0 +1,130 @@
+"""Privacy instructions read from what a speaker said: "nobody" (not even me), "owner_only" (just between
+us) or None, and whether the instruction points ahead to what the speaker is about to say.
+
+A small grammar of the parts, not a list of sentences (decision 94): an instruction first RESTRICTS
+disclosure (a negated telling verb with an audience, "keep it to yourself / private", "between us", "in
+confidence"...); then either takes the speaker IN ("not even me", "including me", "even if I ask", "don't
+tell me") or keeps the speaker OUT ("only me", "anyone else", "you can remind me"). Restricting without
+saying which is owner_only, as "don't tell anyone" means. Text is normalised first, so recogniser
+output (any case, with or without punctuation) reads the same as typed text.
+"""
+from __future__ import annotations
+
+import re
+
+from guard import text
+
+NOBODY, OWNER_ONLY = "nobody", "owner_only"
+
+_NEG = r"(?:don'?t|do not|never|won'?t|will not|mustn'?t|must not|shouldn'?t|should not|can'?t|cannot|not)"
+_VERB = (r"(?:tell|repeat|mention|say|share|breathe|reveal|disclose|discuss|spread|pass|bring|talk|remind|"
+         r"let \w+(?: else)? (?:know|hear|find out))")
+_AUDIENCE = (r"(?:anyone|anybody|any ?one|any (?:person|people)|no ?one|nobody|a soul|a word|"
+             r"a single (?:person|soul)|people|others|everyone|everybody|me|myself|it|this|that|them)")
+_FILLER = r"(?:\w+ ){0,2}"   # "don't EVER say", "you must NEVER repeat", "don't EVEN bring"
+_NOT_NEGATED = r"(?<!don't )(?<!dont )(?<!do not )(?<!never )"
+_US = r"(?:you and me|me and you|you and i|us|ourselves|the two of us|us two)"
+
+
+def _any(*parts: str) -> re.Pattern:
+    return re.compile("|".join(parts))
+
+
+RESTRICT = _any(
+    rf"\b{_NEG} {_FILLER}{_VERB}\b(?: \w+){{0,4}}? {_AUDIENCE}\b",
+    r"\bkeep (?:it|this|that|these|them|a|the)? ?(?:\w+ )?(?:to yourself|private|secret|quiet|confidential|"
+    r"between|from (?:everyone|everybody|anyone|anybody|the others|others|people)|locked|under wraps)",
+    rf"\bbetween {_US}\b",
+    rf"\b{_NEG} (?:\w+ )?be (?:repeated|told|mentioned|shared|said|passed on|discussed)\b",
+    r"\b(?:don'?t|do not|never) want (?:\w+ ){0,2}to (?:know|hear|find out)\b",
+    r"\b(?:but|and) (?:nobody|no ?one|not anyone|not anybody) else\b",
+    r"\bin confidence\b|\bconfidential\b|\bnobody'?s ears\b|\btrust(?:ing)? you with (?:this|that|it)\b",
+    r"\b(?:it'?s|this is|that'?s|keep (?:it|this|that) ?) ?(?:our|a) (?:little )?secret\b",
+    r"\bstays? (?:with|between) (?:you|us)\b|\b(?:just )?for (?:the two of us|us two|you and me)\b",
+    r"\b(?:no ?one|nobody|anyone|anybody) (?:else )?(?:should|needs to|must|can|may|is to|has to) (?:ever )?"
+    r"(?:know|hear|find out)\b",
+    r"\bonly i should\b",
+    r"\btell (?:no ?one|nobody)\b|\boff the record\b|\bon the down ?low\b|\bhush\b|\bmum'?s the word\b",
+    r"\bfor your ears\b|\b(?:erase|delete|wipe) (?:it|this|that) from your memory\b",
+    rf"{_NOT_NEGATED}\bforget (?:this|that|it|what i|i said|i told|everything)\b",
+)
+# The speaker is included in the restriction: these win over anything that keeps the speaker out.
+SELF_IN = _any(
+    r"\bnot even (?:\w+ ){0,2}?(?:me|mine|myself)\b|\bnot even (?:when|if) i\b|\bnot evenly\b",  # misheard
+    r"\beven (?:to |with )?(?:me|myself)\b",
+    r"\b(?:including|includes|include) (?:me|myself)\b|\bme (?:included|too|neither|either)\b",
+    r"\bme either\b|\bnor (?:to |with )?me\b|\beven if i ask\b|\beven when i ask\b",
+    r"\b(?:me|myself) or (?:to )?(?:anyone|anybody)\b|\b(?:anyone|anybody) or (?:me|myself)\b",
+    rf"{_NOT_NEGATED}\bforget\b|\bfrom your memory\b|\bgoes for me\b|\bmyself included\b",
+    rf"\b{_NEG} {_FILLER}(?:tell|repeat|mention|say|share|bring|remind)\b(?: \w+){{0,3}}? again\b",
+)
+# The speaker is kept out of the restriction.
+SELF_OUT = _any(
+    r"\bonly (?:\w+ ){0,4}?(?:to |with |for )?(?:me|i)\b",
+    r"\b(?:except|besides|but|other than) (?:for )?(?:me|i)\b",
+    r"\b(?:anyone|anybody|any ?one|everyone|everybody|no ?one|nobody|someone|people) else\b|\bthe others\b",
+    rf"\bbetween {_US}\b|\bthe two of us\b|\bus two\b|\bwith us\b|\bour (?:little )?secret\b",
+    r"\byou (?:can|may|could) (?:\w+ ){0,3}?(?:tell|remind|mention|talk to|ask|bring it up with) me\b",
+    r"\bfeel free to (?:tell|remind|mention it to) me\b|\bjust you and me\b|\b(?:and )?mine only\b",
+)
+# A negated telling verb whose object is the speaker ("don't tell me", "don't bring it up with me").
+NEG_SELF = re.compile(rf"\b{_NEG} {_FILLER}{_VERB}\b(?: \w+){{0,3}}? (?:to |with )?me\b")
+# The instruction is about what comes next, not what was said before.
+AHEAD = _any(
+    r"\b(?:about|going) to (?:tell|say|share)\b|\bgonna (?:tell|say)\b|\bcan i tell you\b",
+    r"\bi(?:'m| am)? (?:want to|need to|have to|wanna) tell you\b|\bhere'?s (?:a|my|something)\b",
+    r"\bwhat i(?:'m| am) (?:about|going) to\b|\bwhat comes next\b|\bthe next thing\b",
+)
+
+
+def normalise(utterance: str) -> str:
+    s = utterance.lower().replace("\u2019", "'")
+    s = re.sub(r"[^a-z0-9' ]+", " ", s)
+    return re.sub(r"\s+", " ", s).strip()
+
+
+def read(utterance: str) -> str | None:
+    """nobody | owner_only | None for one utterance."""
+    s = normalise(utterance)
+    if not RESTRICT.search(s):
+        return None
+    if SELF_IN.search(s):
+        return NOBODY
+    if SELF_OUT.search(s):
+        return OWNER_ONLY
+    return NOBODY if NEG_SELF.search(s) else OWNER_ONLY
+
+
+# Words of an instruction itself, beyond the patterns above: what is left of a clause once its instruction
+# is taken out carries content only with some other word.
+_INSTRUCTION_WORDS = frozenset([
+    "please", "okay", "ok", "alright", "right", "so", "just", "something", "anything", "thing", "things",
+    "tell", "telling", "say", "saying", "said", "repeat", "mention", "share", "keep", "kept", "secret",
+    "secrets", "private", "promise", "going", "gonna", "about", "want", "need", "know", "let", "even",
+    "only", "else", "never", "don't", "dont", "not", "no", "one", "anyone", "anybody", "nobody",
+    "everyone", "everybody", "soul", "word", "yourself", "stay", "stays", "between", "ourselves", "two",
+    "us", "me", "myself", "mine", "you", "your", "ever", "again", "later", "remind", "can", "could", "may",
+    "will", "would", "must", "should", "i'm", "im", "i've", "i'll", "listen", "well", "hey", "also", "but",
+    "and", "or", "if",
+])
+_CLAUSES = re.compile(r"[.?!,;:]+")
+
+
+def said_with(utterance: str) -> str:
+    """What an instruction utterance says besides the instruction ("just between us, I'm quitting" ->
+    "i'm quitting"); "" for an instruction alone. Clause by clause (a recogniser's punctuation), each with
+    the instruction's own phrases taken out; a clause is kept when a word outside them is left."""
+    kept = []
+    for clause in _CLAUSES.split(utterance):
+        c = normalise(clause)
+        for pattern in (AHEAD, RESTRICT, SELF_IN, SELF_OUT, NEG_SELF):
+            c = pattern.sub(" ", c)
+        c = re.sub(r"\s+", " ", c).strip()
+        if set(c.split()) - _INSTRUCTION_WORDS - text.STOP:
+            kept.append(c)
+    return " ".join(kept)
+
+
+def ahead(utterance: str) -> bool:
+    """Does the instruction point at what the speaker is about to say ("can I tell you something...")?"""
+    return bool(AHEAD.search(normalise(utterance)))

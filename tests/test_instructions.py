@@ -1,0 +1,99 @@
+"""Privacy instructions: the grammar's reading of other phrasings, and where in the conversation an
+instruction applies (after the secret, before it, or in one breath with it)."""
+from __future__ import annotations
+
+import pytest
+
+from guard import scenes
+from guard.config import PolicySettings
+from guard.policy import instructions
+from guard.policy.privacy_text import INFERRED, NOBODY, OWNER_ONLY, PUBLIC
+from guard.policy.secrets import AHEAD, SecretLedger
+from tests.test_secrets import THRESHOLD, ScriptedAsr
+
+
+@pytest.mark.parametrize("said, reading", [
+    ("Please don't tell anybody this, not even me later.", NOBODY),
+    ("Don't share this with anyone at all, including me.", NOBODY),
+    ("even if I ask, don't tell me this again", NOBODY),
+    ("Pretend you never heard this, and don't tell me either.", NOBODY),
+    ("THIS ONE'S FOR NOBODY'S EARS, NOT EVEN MINE", NOBODY),
+    ("this is just between the two of us", OWNER_ONLY),
+    ("Don't tell anyone else, but you can remind me.", OWNER_ONLY),
+    ("don't let anyone else find out only me", OWNER_ONLY),
+    ("I'm trusting you with this, don't tell the others.", OWNER_ONLY),
+    ("don't tell anyone about it", OWNER_ONLY),           # restricting without saying whom: the owner may hear
+    ("Tell no one, not even me.", NOBODY),
+    ("This is off the record, but feel free to remind me.", OWNER_ONLY),
+    ("Tell everyone dinner is ready.", None),
+    ("don't forget to water the plants", None),
+    ("can you repeat the last thing you said", None),
+    ("I never told anyone about my debts", None),        # a statement about the past, not an instruction
+])
+def test_the_grammar_reads_instructions_it_has_no_sentence_for(said, reading):
+    assert instructions.read(said) == reading
+
+
+@pytest.mark.parametrize("said, ahead", [
+    ("Can I tell you something just between you and me?", True),
+    ("What I'm about to say stays between us.", True),
+    ("Keep that just between you and me.", False),
+])
+def test_an_instruction_can_point_ahead(said, ahead):
+    assert instructions.ahead(said) == ahead
+
+
+@pytest.mark.parametrize("lines, scope", [
+    # said before the secret: it scopes the statement that follows
+    (["can i tell you something just between you and me", "my doctor told me i have a stomach ulcer"],
+     OWNER_ONLY),
+    (["i'm going to tell you something and don't tell anyone not even me",
+      "my doctor told me i have a stomach ulcer"], NOBODY),
+    # nothing of this voice behind it: it points ahead even without "about to"
+    (["don't tell anyone about this not even me", "the library opens at nine in the morning"], NOBODY),
+    # in one breath with the secret: the words are kept under the instruction's scope
+    (["just between you and me my doctor told me i have a stomach ulcer"], OWNER_ONLY),
+])
+def test_an_instruction_before_or_with_the_secret_scopes_it(store, classifier, hearing, lines, scope):
+    ledger = SecretLedger(store, ScriptedAsr(lines), classifier, THRESHOLD, PolicySettings())
+    sid = store.open_session("default", 60).session_id
+    clip = scenes.level(scenes.tts("awb", scenes.SENTENCES[0]), -20)
+    for _ in lines:
+        ledger.record("default", sid, clip, hearing.hear(clip, []))
+    said = [e for e in store.secrets("default", sid) if "ulcer" in e.content or "library" in e.content]
+    assert [e.scope for e in said] == [scope]
+
+
+def test_an_instruction_ahead_scopes_only_the_next_statement(store, classifier, hearing):
+    lines = ["can i tell you something just between you and me", "my doctor told me i have a stomach ulcer",
+             "the library opens at nine in the morning"]
+    ledger = SecretLedger(store, ScriptedAsr(lines), classifier, THRESHOLD, PolicySettings())
+    sid = store.open_session("default", 60).session_id
+    clip = scenes.level(scenes.tts("awb", scenes.SENTENCES[0]), -20)
+    for _ in lines:
+        ledger.record("default", sid, clip, hearing.hear(clip, []))
+    ahead, secret, public = store.secrets("default", sid)
+    assert (ahead.category, ahead.scope) == (AHEAD, OWNER_ONLY)
+    assert (secret.scope, public.scope) == (OWNER_ONLY, PUBLIC)
+
+
+def test_without_an_instruction_a_sensitive_statement_is_inferred_private(store, classifier, hearing):
+    ledger = SecretLedger(store, ScriptedAsr(["my doctor told me i have a stomach ulcer"]), classifier,
+                          THRESHOLD, PolicySettings())
+    sid = store.open_session("default", 60).session_id
+    clip = scenes.level(scenes.tts("awb", scenes.SENTENCES[0]), -20)
+    ledger.record("default", sid, clip, hearing.hear(clip, []))
+    assert [e.scope for e in store.secrets("default", sid)] == [INFERRED]
+
+
+@pytest.mark.parametrize("said, kept", [
+    ("Can I tell you something just between you and me? My doctor told me I have a stomach ulcer.",
+     "my doctor told me i have a stomach ulcer"),
+    ("between you and me i'm thinking of quitting", "i'm thinking of quitting"),
+    ("Keep that just between you and me.", ""),
+    ("Please do not tell anyone about that, not even me.", ""),
+])
+def test_an_instruction_entry_keeps_only_the_words_said_with_it(said, kept):
+    """The owner's context gets the secret, not the instruction (an extractive answer picked "that stays
+    between us, only tell me" over the secret when the whole utterance was kept)."""
+    assert instructions.said_with(said) == kept
