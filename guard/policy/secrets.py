@@ -81,8 +81,9 @@ class SecretLedger:
             voice = voice_of(samples, d, track)
             instruction = self.classifier.instruction(utterance)
             mine = [e for e in entries if self.same_voice(e, voice, strict=False)]
+            ahead = bool(instruction) and instructions.ahead(utterance)
             reported = None
-            if instruction and entries and not instructions.ahead(utterance):
+            if instruction and entries and not ahead:
                 # Restrict-only: the speaker's latest entry (matched loosely: failing to apply a restriction
                 # is the unsafe error), else the session's latest; a scope is only ever made stricter.
                 target = (mine or entries)[-1]
@@ -95,8 +96,7 @@ class SecretLedger:
                 # Kept as an entry too, holding what was said with it ("just between us, I'm quitting" keeps
                 # "i'm quitting", under its scope). Pointing ahead ("can I tell you something, just between
                 # us?"), or with nothing of this voice's behind it, it scopes the voice's next statement.
-                pointed = AHEAD if instructions.ahead(utterance) or not mine else INSTRUCTION
-                scope, category = instruction, pointed
+                scope, category = instruction, (AHEAD if ahead or not mine else INSTRUCTION)
                 utterance = instructions.said_with(utterance)   # "" for an instruction alone
             else:
                 s = self.classifier.sensitivity(utterance)
