@@ -223,12 +223,11 @@ class GuardService:
             if not question and d is not None and main is not None and self.ledger is not None:
                 question, spoken = self.ledger.asr(self._isolate(a.samples, d, main)).best, True
             allowed, protected = self._memory(household, req.session_id, a.samples, d, main, timer)
+            context = [e.content for e in allowed if e.content]   # an instruction alone holds no words
             prompt = selective.build_prompt(question, options, selective=selective_mode,
-                                            description=req.main_speaker_desc,
-                                            context=[e.content for e in allowed if e.content],
+                                            description=req.main_speaker_desc, context=context,
                                             withheld=sum(bool(e.content) for e in protected))
-            task = Task(prompt, question, options, selective_mode, streams,
-                        [e.content for e in allowed if e.content], spoken)
+            task = Task(prompt, question, options, selective_mode, streams, context, spoken)
             text = self._generate(model_audio, task, timer, selective_mode)
             if self.ledger is not None and self.ledger.leaks(text, protected, question):
                 raise Refusal(pb.PROTECTED_SECRET, "the answer would disclose something said in confidence by "

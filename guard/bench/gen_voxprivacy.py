@@ -75,6 +75,8 @@ def generate(out: Path, *, seed: int = 0, variant: int = 0, voices: list[str] | 
     from guard.config import HearingSettings
     from guard.hearing import Hearing
 
+    if order not in ORDERS:
+        raise ValueError(f"order {order!r}: one of {', '.join(ORDERS)}")
     out = Path(out)
     (out / "audio").mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(seed)

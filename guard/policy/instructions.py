@@ -97,15 +97,14 @@ def read(utterance: str) -> str | None:
 
 # Words of an instruction itself, beyond the patterns above: what is left of a clause once its instruction
 # is taken out carries content only with some other word.
-_INSTRUCTION_WORDS = frozenset([
+_INSTRUCTION_WORDS = frozenset([   # beside text.STOP, which said_with drops too
     "please", "okay", "ok", "alright", "right", "so", "just", "something", "anything", "thing", "things",
     "tell", "telling", "say", "saying", "said", "repeat", "mention", "share", "keep", "kept", "secret",
-    "secrets", "private", "promise", "going", "gonna", "about", "want", "need", "know", "let", "even",
-    "only", "else", "never", "don't", "dont", "not", "no", "one", "anyone", "anybody", "nobody",
-    "everyone", "everybody", "soul", "word", "yourself", "stay", "stays", "between", "ourselves", "two",
-    "us", "me", "myself", "mine", "you", "your", "ever", "again", "later", "remind", "can", "could", "may",
-    "will", "would", "must", "should", "i'm", "im", "i've", "i'll", "listen", "well", "hey", "also", "but",
-    "and", "or", "if",
+    "secrets", "private", "promise", "going", "gonna", "want", "need", "know", "let", "even", "only",
+    "else", "never", "don't", "dont", "not", "no", "one", "anyone", "anybody", "nobody", "everyone",
+    "everybody", "soul", "word", "yourself", "stay", "stays", "between", "ourselves", "two", "us",
+    "myself", "mine", "ever", "again", "later", "remind", "can", "could", "may", "will", "would", "must",
+    "should", "i'm", "im", "i've", "i'll", "listen", "well", "hey", "also", "if",
 ])
 _CLAUSES = re.compile(r"[.?!,;:]+")
 
