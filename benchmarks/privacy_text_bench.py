@@ -1,6 +1,6 @@
 """Precision and recall of the privacy text classifiers on the held-out hand-written sets.
 
-`statements.yaml` (instructions and statements), `instructions_2.yaml`, `_3` and `_4` (more instruction
+`statements.yaml` (instructions and statements), `instructions_2.yaml` to `_5` (more instruction
 phrasings; what each was used for is said at its top). Instruction accuracy per set.
 
     .venv/bin/python benchmarks/privacy_text_bench.py
@@ -30,7 +30,7 @@ def main() -> None:
     inst = [(clf.instruction(s), label) for label, ss in data["instructions"].items() for s in ss]
     report = {"instruction_" + k: prf([(p == k, t == k) for p, t in inst]) for k in ("nobody", "owner_only")}
     report["instruction_accuracy"] = sum((p or "none") == t for p, t in inst) / len(inst)
-    for extra in ("instructions_2", "instructions_3", "instructions_4"):
+    for extra in ("instructions_2", "instructions_3", "instructions_4", "instructions_5"):
         more = yaml.safe_load((Path(__file__).parent / f"privacy_eval/{extra}.yaml").read_text())
         got = [(clf.instruction(s) or "none") == label for label, ss in more.items() for s in ss]
         report[f"instruction_accuracy_{extra}"] = sum(got) / len(got)

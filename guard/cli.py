@@ -225,6 +225,8 @@ def voice_list(value: str) -> list[str]:
 def cmd_bench_generate(args) -> int:
     from pathlib import Path
 
+    import yaml
+
     if args.suite == "shbench":
         from guard.bench.gen_shbench import generate
 
@@ -237,8 +239,12 @@ def cmd_bench_generate(args) -> int:
     else:
         from guard.bench.gen_voxprivacy import generate as generate_vp
 
-        q = generate_vp(Path(args.out), seed=args.seed, variant=args.variant, voices=args.voices,
-                        order=args.order)
+        try:
+            q = generate_vp(Path(args.out), seed=args.seed, variant=args.variant, voices=args.voices,
+                            order=args.order, instructions=args.instructions)
+        except (OSError, ValueError, yaml.YAMLError) as e:
+            print(f"guard bench generate: {e}", file=sys.stderr)
+            return 2
     print(f"wrote {q}")
     return 0
 
@@ -356,6 +362,8 @@ def build_parser() -> argparse.ArgumentParser:
     bp.add_argument("--order", choices=["after", "before", "merged"], default="after",
                     help="VoxPrivacy: the privacy instruction after the secret, before it, or in one turn "
                     "with it")
+    bp.add_argument("--instructions", help="VoxPrivacy: a YAML file of your own Tier 1 / Tier 2 "
+                    "phrasings (`nobody:` and `owner_only:` lists) spoken instead of the built-in ones")
     bp.add_argument("--voices", type=voice_list, help="comma-separated voices to cast (default "
                     "awb,rms,slt,kal,ked; `heart` is a neural voice held out of all tuning)")
     bp.set_defaults(func=cmd_bench_generate)

@@ -29,6 +29,15 @@ from tests.test_secrets import THRESHOLD, ScriptedAsr
     ("don't forget to water the plants", None),
     ("can you repeat the last thing you said", None),
     ("I never told anyone about my debts", None),        # a statement about the past, not an instruction
+    # idioms added in session 25 (decision 95), from held-out sets 4 to 6
+    ("This goes no further, not even back to me.", NOBODY),
+    ("keep quiet about it forever, even around me", NOBODY),
+    ("I don't want this repeated, not to the kids and not to me.", NOBODY),
+    ("Keep this under your hat, except with me.", OWNER_ONLY),
+    ("You and I are the only ones who should know.", OWNER_ONLY),
+    ("Let's keep this to ourselves.", OWNER_ONLY),
+    ("Don't go telling the neighbours about this.", OWNER_ONLY),
+    ("Don't tell me the score, I'm recording the game.", None),   # a request not to be told: no restriction
 ])
 def test_the_grammar_reads_instructions_it_has_no_sentence_for(said, reading):
     assert instructions.read(said) == reading

@@ -17,7 +17,7 @@ from guard import text
 NOBODY, OWNER_ONLY = "nobody", "owner_only"
 
 _NEG = r"(?:don'?t|do not|never|won'?t|will not|mustn'?t|must not|shouldn'?t|should not|can'?t|cannot|not)"
-_VERB = (r"(?:tell|repeat|mention|say|share|breathe|reveal|disclose|discuss|spread|pass|bring|talk|remind|"
+_VERB = (r"(?:tell(?:ing)?|repeat|mention|say|share|breathe|reveal|disclose|discuss|spread|pass|bring|talk|remind|"
          r"let \w+(?: else)? (?:know|hear|find out))")
 _AUDIENCE = (r"(?:anyone|anybody|any ?one|any (?:person|people)|no ?one|nobody|a soul|a word|"
              r"a single (?:person|soul)|people|others|everyone|everybody|me|myself|it|this|that|them)")
@@ -37,21 +37,32 @@ RESTRICT = _any(
     rf"\bbetween {_US}\b",
     rf"\b{_NEG} (?:\w+ )?be (?:repeated|told|mentioned|shared|said|passed on|discussed)\b",
     r"\b(?:don'?t|do not|never) want (?:\w+ ){0,2}to (?:know|hear|find out)\b",
-    r"\b(?:but|and) (?:nobody|no ?one|not anyone|not anybody) else\b",
+    r"\b(?:don'?t|do not|never) want (?:this|it|that|any of (?:this|it)) (?:\w+ )?(?:repeated|told|shared|"
+    r"mentioned|passed on|spread|known|getting out|to get out)\b",
+    r"\b(?:goes|go|going) no further\b|\b(?:doesn'?t|does not|won'?t|will not) go any further\b",
+    r"\bnot a (?:single )?word\b|\bunder your hat\b",
+    r"\b(?:this|it|that) (?:kept|to stay|stays|to remain|remains) (?:private|secret|quiet|confidential|between)\b",
+    r"\bkeep (?:it|this|that) from (?:the rest of|my|our|your|his|her|the (?:kids|children|family|others))\b",
+    r"\b(?:are|re|am|is) the only (?:ones?|people|person) (?:who|that)? ?(?:should|can|may|gets? to|need to|"
+    r"is to|are to) (?:ever )?(?:know|hear)\b",
+    r"\b(?:but|and) (?:to |with )?(?:nobody|no ?one|not anyone|not anybody) else\b",
+    r"\bnot even i (?:should|can|may|must|need to|want to)\b|\bpretend (?:that )?(?:you|i) never (?:heard|said)\b",
     r"\bin confidence\b|\bconfidential\b|\bnobody'?s ears\b|\btrust(?:ing)? you with (?:this|that|it)\b",
     r"\b(?:it'?s|this is|that'?s|keep (?:it|this|that) ?) ?(?:our|a) (?:little )?secret\b",
     r"\bstays? (?:with|between) (?:you|us)\b|\b(?:just )?for (?:the two of us|us two|you and me)\b",
-    r"\b(?:no ?one|nobody|anyone|anybody) (?:else )?(?:should|needs to|must|can|may|is to|has to) (?:ever )?"
+    r"\b(?:no ?one|nobody|anyone|anybody) (?:else |but me |except me )?(?:should|needs to|must|can|may|is to|has to|gets to|"
+    r"get to|is allowed to|is going to|will) (?:ever )?"
     r"(?:know|hear|find out)\b",
     r"\bonly i should\b",
     r"\btell (?:no ?one|nobody)\b|\boff the record\b|\bon the down ?low\b|\bhush\b|\bmum'?s the word\b",
-    r"\bfor your ears\b|\b(?:erase|delete|wipe) (?:it|this|that) from your memory\b",
+    r"\bfor (?:your|my) ears\b|\bto (?:ourselves|the two of us)\b|\b(?:erase|delete|wipe) (?:it|this|that) from your memory\b",
     rf"{_NOT_NEGATED}\bforget (?:this|that|it|what i|i said|i told|everything)\b",
 )
 # The speaker is included in the restriction: these win over anything that keeps the speaker out.
 SELF_IN = _any(
-    r"\bnot even (?:\w+ ){0,2}?(?:me|mine|myself)\b|\bnot even (?:when|if) i\b|\bnot evenly\b",  # misheard
-    r"\beven (?:to |with )?(?:me|myself)\b",
+    r"\bnot even (?:\w+ ){0,2}?(?:me|mine|myself)\b|\bnot even (?:when|if) i\b|\bnot even i\b|\beven (?:when|if) i'?m the one\b|\bnot evenly\b",  # misheard
+    r"\beven (?:to |with |around |from |for |in front of |before )?(?:me|myself)\b",
+    r"\b(?:and|but) not (?:to |with )?me\b|\bi (?:don'?t|do not|never) want to (?:hear|know)\b",
     r"\b(?:including|includes|include) (?:me|myself)\b|\bme (?:included|too|neither|either)\b",
     r"\bme either\b|\bnor (?:to |with )?me\b|\beven if i ask\b|\beven when i ask\b",
     r"\b(?:me|myself) or (?:to )?(?:anyone|anybody)\b|\b(?:anyone|anybody) or (?:me|myself)\b",
@@ -61,14 +72,18 @@ SELF_IN = _any(
 # The speaker is kept out of the restriction.
 SELF_OUT = _any(
     r"\bonly (?:\w+ ){0,4}?(?:to |with |for )?(?:me|i)\b",
-    r"\b(?:except|besides|but|other than) (?:for )?(?:me|i)\b",
+    r"\b(?:except|besides|but|other than) (?:for |with |to )?(?:me|i)\b|\bthe only (?:ones?|people)\b",
     r"\b(?:anyone|anybody|any ?one|everyone|everybody|no ?one|nobody|someone|people) else\b|\bthe others\b",
     rf"\bbetween {_US}\b|\bthe two of us\b|\bus two\b|\bwith us\b|\bour (?:little )?secret\b",
     r"\byou (?:can|may|could) (?:\w+ ){0,3}?(?:tell|remind|mention|talk to|ask|bring it up with) me\b",
     r"\bfeel free to (?:tell|remind|mention it to) me\b|\bjust you and me\b|\b(?:and )?mine only\b",
+    r"\bmy ears\b|\bto ourselves\b",
 )
 # A negated telling verb whose object is the speaker ("don't tell me", "don't bring it up with me").
 NEG_SELF = re.compile(rf"\b{_NEG} {_FILLER}{_VERB}\b(?: \w+){{0,3}}? (?:to |with )?me\b")
+# Asking not to be told something new is a request, not a restriction ("don't tell me the score").
+REQUEST = re.compile(rf"\b{_NEG} {_FILLER}(?:tell|say|remind|show) me (?:the|a|an|what|how|who|when|where|which|"
+                     r"whether|if)\b")
 # The instruction is about what comes next, not what was said before.
 AHEAD = _any(
     r"\b(?:about|going) to (?:tell|say|share)\b|\bgonna (?:tell|say)\b|\bcan i tell you\b",
@@ -86,7 +101,7 @@ def normalise(utterance: str) -> str:
 def read(utterance: str) -> str | None:
     """nobody | owner_only | None for one utterance."""
     s = normalise(utterance)
-    if not RESTRICT.search(s):
+    if not RESTRICT.search(REQUEST.sub(" ", s)):
         return None
     if SELF_IN.search(s):
         return NOBODY
