@@ -101,6 +101,11 @@ def test_without_an_instruction_a_sensitive_statement_is_inferred_private(store,
     ("between you and me i'm thinking of quitting", "i'm thinking of quitting"),
     ("Keep that just between you and me.", ""),
     ("Please do not tell anyone about that, not even me.", ""),
+    # an instruction's own fillers are not content (decision 95): they were answers to the owner's probe
+    ("Mind you keep that to yourself.", ""),
+    ("Let's keep this to ourselves.", ""),
+    ("Whatever happens, don't tell me this again and don't tell anyone else.", ""),
+    ("Seriously, never repeat this, no matter who asks, even me.", ""),
 ])
 def test_an_instruction_entry_keeps_only_the_words_said_with_it(said, kept):
     """The owner's context gets the secret, not the instruction (an extractive answer picked "that stays

@@ -112,15 +112,24 @@ def read(utterance: str) -> str | None:
 
 # Words of an instruction itself, beyond the patterns above: what is left of a clause once its instruction
 # is taken out carries content only with some other word.
-_INSTRUCTION_WORDS = frozenset([   # beside text.STOP, which said_with drops too
-    "please", "okay", "ok", "alright", "right", "so", "just", "something", "anything", "thing", "things",
-    "tell", "telling", "say", "saying", "said", "repeat", "mention", "share", "keep", "kept", "secret",
-    "secrets", "private", "promise", "going", "gonna", "want", "need", "know", "let", "even", "only",
-    "else", "never", "don't", "dont", "not", "no", "one", "anyone", "anybody", "nobody", "everyone",
-    "everybody", "soul", "word", "yourself", "stay", "stays", "between", "ourselves", "two", "us",
-    "myself", "mine", "ever", "again", "later", "remind", "can", "could", "may", "will", "would", "must",
-    "should", "i'm", "im", "i've", "i'll", "listen", "well", "hey", "also", "if",
-])
+_TELLING = (   # telling, knowing and keeping, in their forms
+    "tell tells telling say says saying said repeat repeated repeating mention mentioned mentioning share "
+    "shared sharing spread spreading pass passed bring brings breathe speak talk talking hear hears heard "
+    "hearing know knows knowing known find finds ask asks asked asking remind reminded forget forgot "
+    "forgotten leave leaves keep keeps kept stay stays stayed remain remains lock locked wipe erase delete "
+    "pretend act let let's lets get gets go goes going gonna want need promise promised dare mean means told")
+_WHO = (   # who may hear, and how firmly
+    "anyone anybody nobody everyone everybody someone somebody one person people soul living single others "
+    "other rest else whole myself mine yourself ourselves us two between except unless only even just "
+    "secret secrets private confidential quiet strictly word words ears")
+_DISCOURSE = (   # fillers, emphasis, time, modals and contractions
+    "please okay ok alright right so well hey listen look mind whatever happens matter seriously honestly "
+    "really definitely absolutely sure make rather like also too either neither nor both all any more "
+    "something anything thing things nothing once then now after ever never again later forever anymore "
+    "still back up away around out loud includes including included favour favor gone if "
+    "can could may will would must should shall not no don't dont i'm im i've i'll i'd you'll you're "
+    "it's that's one's m didn't didnt doesn't doesnt won't wont")
+_INSTRUCTION_WORDS = frozenset(f"{_TELLING} {_WHO} {_DISCOURSE}".split())   # beside text.STOP (said_with drops both)
 _CLAUSES = re.compile(r"[.?!,;:]+")
 
 
@@ -134,7 +143,7 @@ def said_with(utterance: str) -> str:
         for pattern in (AHEAD, RESTRICT, SELF_IN, SELF_OUT, NEG_SELF):
             c = pattern.sub(" ", c)
         c = re.sub(r"\s+", " ", c).strip()
-        if set(c.split()) - _INSTRUCTION_WORDS - text.STOP:
+        if {w.strip("'") for w in c.split()} - _INSTRUCTION_WORDS - text.STOP:
             kept.append(c)
     return " ".join(kept)
 
