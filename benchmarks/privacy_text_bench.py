@@ -1,7 +1,9 @@
 """Precision and recall of the privacy text classifiers on the held-out hand-written sets.
 
-`statements.yaml` (instructions and statements), `instructions_2.yaml` to `_5` (more instruction
-phrasings; what each was used for is said at its top). Instruction accuracy per set.
+`statements.yaml` (instructions and statements), `instructions_2.yaml` to `_7` (more instruction
+phrasings; what each was used for is said at its top). Instruction accuracy per set, and how many of a
+set's instructions leave words behind that `said_with` would keep as content (the two sets 2 lines that
+say a secret with the instruction should).
 
     .venv/bin/python benchmarks/privacy_text_bench.py
 """
@@ -12,6 +14,7 @@ from pathlib import Path
 
 import yaml
 
+from guard.policy import instructions
 from guard.policy.privacy_text import PrivacyText
 
 
@@ -30,10 +33,14 @@ def main() -> None:
     inst = [(clf.instruction(s), label) for label, ss in data["instructions"].items() for s in ss]
     report = {"instruction_" + k: prf([(p == k, t == k) for p, t in inst]) for k in ("nobody", "owner_only")}
     report["instruction_accuracy"] = sum((p or "none") == t for p, t in inst) / len(inst)
-    for extra in ("instructions_2", "instructions_3", "instructions_4", "instructions_5"):
+    for extra in ("instructions_2", "instructions_3", "instructions_4", "instructions_5", "instructions_6",
+                  "instructions_7"):
         more = yaml.safe_load((Path(__file__).parent / f"privacy_eval/{extra}.yaml").read_text())
         got = [(clf.instruction(s) or "none") == label for label, ss in more.items() for s in ss]
         report[f"instruction_accuracy_{extra}"] = sum(got) / len(got)
+        # an instruction alone should leave no words to keep as content (instructions.said_with)
+        alone = [s for label in ("nobody", "owner_only") for s in more[label]]
+        report[f"leaving_words_{extra}"] = f"{sum(bool(instructions.said_with(s)) for s in alone)}/{len(alone)}"
     sens = [(clf.sensitivity(s), label) for label, ss in data["statements"].items() for s in ss]
     report["private"] = prf([(p.private, t != "public") for p, t in sens])
     report["category_accuracy_on_private"] = (sum(p.category == t for p, t in sens if t != "public")

@@ -38,6 +38,9 @@ from tests.test_secrets import THRESHOLD, ScriptedAsr
     ("Let's keep this to ourselves.", OWNER_ONLY),
     ("Don't go telling the neighbours about this.", OWNER_ONLY),
     ("Don't tell me the score, I'm recording the game.", None),   # a request not to be told: no restriction
+    ("can i tell you a secret never repeated to anybody not even to me", NOBODY),   # "repeat it", misheard
+    ("we never mentioned it to anyone at all", None),
+    ("I never shared it with anybody at work", None),
 ])
 def test_the_grammar_reads_instructions_it_has_no_sentence_for(said, reading):
     assert instructions.read(said) == reading
@@ -111,3 +114,17 @@ def test_an_instruction_entry_keeps_only_the_words_said_with_it(said, kept):
     """The owner's context gets the secret, not the instruction (an extractive answer picked "that stays
     between us, only tell me" over the secret when the whole utterance was kept)."""
     assert instructions.said_with(said) == kept
+
+
+def test_a_suite_can_speak_the_user_s_own_phrasings(tmp_path):
+    """`guard bench generate voxprivacy --instructions FILE`: both tiers' lists are read; a file without
+    them is refused with the reason."""
+    from guard.bench.gen_voxprivacy import phrasings
+
+    good = tmp_path / "mine.yaml"
+    good.write_text("nobody:\n  - never tell a soul, me included\nowner_only:\n  - keep it to ourselves\n")
+    assert phrasings(good) == (["never tell a soul, me included"], ["keep it to ourselves"])
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("nobody:\n  - never tell a soul\nowner_only: []\n")
+    with pytest.raises(ValueError, match="owner_only"):
+        phrasings(bad)

@@ -41,6 +41,10 @@ RESTRICT = _any(
     r"mentioned|passed on|spread|known|getting out|to get out)\b",
     r"\b(?:goes|go|going) no further\b|\b(?:doesn'?t|does not|won'?t|will not) go any further\b",
     r"\bnot a (?:single )?word\b|\bunder your hat\b",
+    # "never repeat it to anybody" heard as "never repeated to anybody": no subject, no object, so not a
+    # statement about the past ("I never mentioned it to anyone" keeps both)
+    rf"(?<!\bi )(?<!\bwe )(?<!\byou )(?<!\bthey )(?<!\bhe )(?<!\bshe )\b(?:never|don'?t|do not) "
+    rf"(?:repeated|mentioned|shared) (?:to|with) {_AUDIENCE}\b",
     r"\b(?:this|it|that) (?:kept|to stay|stays|to remain|remains) (?:private|secret|quiet|confidential|between)\b",
     r"\bkeep (?:it|this|that) from (?:the rest of|my|our|your|his|her|the (?:kids|children|family|others))\b",
     r"\b(?:are|re|am|is) the only (?:ones?|people|person) (?:who|that)? ?(?:should|can|may|gets? to|need to|"
