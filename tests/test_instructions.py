@@ -128,3 +128,7 @@ def test_a_suite_can_speak_the_user_s_own_phrasings(tmp_path):
     bad.write_text("nobody:\n  - never tell a soul\nowner_only: []\n")
     with pytest.raises(ValueError, match="owner_only"):
         phrasings(bad)
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("nobody: [unclosed\n")
+    with pytest.raises(ValueError, match="not YAML"):
+        phrasings(broken)

@@ -57,9 +57,12 @@ PROBES = ["What did I tell you about {topic}?", "Can you remind me what I said a
 
 
 def phrasings(path: Path) -> tuple[list[str], list[str]]:
-    """The Tier 1 ("nobody") and Tier 2 ("owner_only") phrasings of a YAML file; ValueError if either is
-    missing or empty."""
-    data = yaml.safe_load(path.read_text()) or {}
+    """The Tier 1 ("nobody") and Tier 2 ("owner_only") phrasings of a YAML file; ValueError if it is not
+    YAML or either list is missing or empty."""
+    try:
+        data = yaml.safe_load(path.read_text()) or {}
+    except yaml.YAMLError as e:
+        raise ValueError(f"{path}: not YAML ({e})") from e
     lists = [data.get(k) if isinstance(data, dict) else None for k in ("nobody", "owner_only")]
     if not all(isinstance(x, list) and x and all(isinstance(s, str) and s.strip() for s in x) for x in lists):
         raise ValueError(f"{path}: needs non-empty `nobody:` and `owner_only:` lists of phrasings")
