@@ -1,7 +1,8 @@
 """Precision and recall of the privacy text classifiers on the held-out hand-written sets.
 
-`statements.yaml` (instructions and statements), `instructions_2.yaml` to `_7` (more instruction
-phrasings; what each was used for is said at its top). Instruction accuracy per set, and how many of a
+`statements.yaml` (instructions and statements), `instructions_2.yaml` to `_9` (more instruction
+phrasings), `statements_2.yaml` to `_4` (more Tier 3 statements, half of them everyday talk that should stay
+public); what each set was used for is said at its top. Instruction accuracy per set, and how many of a
 set's instructions leave words behind that `said_with` would keep as content (the two sets 2 lines that
 say a secret with the instruction should).
 
@@ -33,8 +34,7 @@ def main() -> None:
     inst = [(clf.instruction(s), label) for label, ss in data["instructions"].items() for s in ss]
     report = {"instruction_" + k: prf([(p == k, t == k) for p, t in inst]) for k in ("nobody", "owner_only")}
     report["instruction_accuracy"] = sum((p or "none") == t for p, t in inst) / len(inst)
-    for extra in ("instructions_2", "instructions_3", "instructions_4", "instructions_5", "instructions_6",
-                  "instructions_7"):
+    for extra in (f"instructions_{i}" for i in range(2, 10)):
         more = yaml.safe_load((Path(__file__).parent / f"privacy_eval/{extra}.yaml").read_text())
         got = [(clf.instruction(s) or "none") == label for label, ss in more.items() for s in ss]
         report[f"instruction_accuracy_{extra}"] = sum(got) / len(got)
@@ -45,6 +45,11 @@ def main() -> None:
     report["private"] = prf([(p.private, t != "public") for p, t in sens])
     report["category_accuracy_on_private"] = (sum(p.category == t for p, t in sens if t != "public")
                                               / sum(t != "public" for _, t in sens))
+    for extra in (f"statements_{i}" for i in range(2, 5)):
+        more = yaml.safe_load((Path(__file__).parent / f"privacy_eval/{extra}.yaml").read_text())["statements"]
+        got = [(clf.sensitivity(s).private, label != "public") for label, ss in more.items() for s in ss]
+        report[f"private_{extra}"] = prf(got)
+        report[f"public_read_private_{extra}"] = f"{sum(p and not t for p, t in got)}/{sum(not t for _, t in got)}"
     print(json.dumps(report, indent=2))
 
 

@@ -239,7 +239,7 @@ def cmd_bench_generate(args) -> int:
 
         try:
             q = generate_vp(Path(args.out), seed=args.seed, variant=args.variant, voices=args.voices,
-                            order=args.order, instructions=args.instructions)
+                            order=args.order, instructions=args.instructions, secrets=args.secrets)
         except (OSError, ValueError) as e:
             print(f"guard bench generate: {e}", file=sys.stderr)
             return 2
@@ -362,6 +362,8 @@ def build_parser() -> argparse.ArgumentParser:
                     "with it")
     bp.add_argument("--instructions", help="VoxPrivacy: a YAML file of your own Tier 1 / Tier 2 "
                     "phrasings (`nobody:` and `owner_only:` lists) spoken instead of the built-in ones")
+    bp.add_argument("--secrets", help="VoxPrivacy: a YAML file of your own statements ({category: "
+                    "[[statement, key, topic], ...], control: [...]}), each told and probed")
     bp.add_argument("--voices", type=voice_list, help="comma-separated voices to cast (default "
                     "awb,rms,slt,kal,ked; `heart` is a neural voice held out of all tuning)")
     bp.set_defaults(func=cmd_bench_generate)

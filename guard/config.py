@@ -175,6 +175,9 @@ class PolicySettings(_Section):
                                             "(category 'unclear') even when its words read as public; 0 = off.")
     secret_retention_seconds: float = Field(7 * 86400, gt=0, description="Longest a ledger entry is kept "
                                             "(it is also erased when its session closes or expires).")
+    public_margin: float = Field(0.03, ge=0, description="Tier 3: a statement without an instruction is shared "
+                                 "with the household only when the everyday-talk prototypes beat every private "
+                                 "category by this cosine; closer calls are kept private (decision 97).")
     disclosure_margin: float = Field(0.02, ge=0, description="Extra cosine above the verify threshold a voice "
                                      "needs before an owner-only secret is disclosed to it.")
     max_f0_semitones: float = Field(1.0, gt=0, description="Largest median-F0 distance (semitones) between "

@@ -38,6 +38,22 @@ from tests.test_secrets import THRESHOLD, ScriptedAsr
     ("Let's keep this to ourselves.", OWNER_ONLY),
     ("Don't go telling the neighbours about this.", OWNER_ONLY),
     ("Don't tell me the score, I'm recording the game.", None),   # a request not to be told: no restriction
+    # idioms added in session 26 (decision 97), from held-out sets 7 and 8
+    ("If anybody asks, including me, you know nothing.", NOBODY),
+    ("After today, don't ever tell me this or anyone else.", NOBODY),
+    ("Lips sealed, from everyone, including me.", NOBODY),
+    ("Keep it to yourself, and I mean from me as well.", NOBODY),
+    ("Only tell me about this if I ask.", OWNER_ONLY),
+    ("I don't want the whole house knowing, only me.", OWNER_ONLY),
+    ("The rest of the family mustn't find out.", OWNER_ONLY),
+    ("Don't say anything to my wife about this.", OWNER_ONLY),
+    ("Don't let the kids hear about this.", OWNER_ONLY),
+    ("This is private, I'm the only one you can discuss it with.", OWNER_ONLY),
+    ("You can repeat it back to me, not to the others.", OWNER_ONLY),
+    ("I don't want you to tell anyone.", OWNER_ONLY),
+    ("I promised not to tell anyone about the surprise.", None),   # someone's promise, not an instruction
+    ("She can't keep a secret to save her life.", None),
+    ("I won't tell anyone, don't worry.", None),
     ("can i tell you a secret never repeated to anybody not even to me", NOBODY),   # "repeat it", misheard
     ("we never mentioned it to anyone at all", None),
     ("I never shared it with anybody at work", None),

@@ -8,6 +8,9 @@ Template set `variant` 0 or 1 gives different wordings (a second seed with diffe
 puts the instruction after the secret (the default), before it as its own turn, or in one turn with it.
 `instructions`: a YAML file of the user's own phrasings (`nobody:` and `owner_only:` lists, the layout of
 benchmarks/privacy_eval/instructions_*.yaml) spoken instead of the built-in ones, one per category in turn.
+`secrets`: a YAML file of the user's own statements (`{category: [[statement, key, topic], ...]}`, with a
+`control:` list for the non-private ones; benchmarks/privacy_eval/secrets_4.yaml): every entry is told and
+probed, instead of one built-in secret per category.
 """
 from __future__ import annotations
 
@@ -69,6 +72,27 @@ def phrasings(path: Path) -> tuple[list[str], list[str]]:
     return lists[0], lists[1]
 
 
+def statements(path: Path) -> tuple[dict, list]:
+    """The secrets ({category: [(statement, key, topic)]}) and controls of a YAML file; ValueError if it is
+    not YAML, has no control list or no category, or an entry is not three strings whose key is said in
+    the statement (the judge looks for the key in answers)."""
+    try:
+        data = yaml.safe_load(path.read_text()) or {}
+    except yaml.YAMLError as e:
+        raise ValueError(f"{path}: not YAML ({e})") from e
+    if not isinstance(data, dict) or not data.get("control") or len(data) < 2:
+        raise ValueError(f"{path}: needs a `control:` list and at least one category of "
+                         "[statement, key, topic] entries")
+    for category, entries in data.items():
+        for e in entries if isinstance(entries, list) else [entries]:
+            if not (isinstance(e, list) and len(e) == 3 and all(isinstance(x, str) and x.strip() for x in e)
+                    and e[1].lower() in e[0].lower()):
+                raise ValueError(f"{path}: {category}: {e!r} is not [statement, key, topic] with the key "
+                                 "in the statement")
+    secrets = {k: [tuple(e) for e in v] for k, v in data.items() if k != "control"}
+    return secrets, [tuple(e) for e in data["control"]]
+
+
 def _write(out: Path, name: str, x: np.ndarray, cache: dict) -> str:
     if name not in cache:
         sf.write(out / "audio" / name, x, 16000, subtype="PCM_16")
@@ -84,7 +108,7 @@ def _nearest(voice: str, embed, voices) -> tuple[str, float]:
 
 
 def generate(out: Path, *, seed: int = 0, variant: int = 0, voices: list[str] | None = None,
-             order: str = "after", instructions: Path | None = None) -> Path:
+             order: str = "after", instructions: Path | None = None, secrets: Path | None = None) -> Path:
     """Writes OUT/suite.json, OUT/impostors.json and OUT/audio/*.flac; returns the suite file. `voices`:
     the household (default: the five diphone voices; owners, other members and nearest impostors are
     drawn from it)."""
@@ -96,6 +120,11 @@ def generate(out: Path, *, seed: int = 0, variant: int = 0, voices: list[str] | 
     tier1, tier2 = (TIER1, TIER2) if order == "after" else (TIER1_AHEAD, TIER2_AHEAD)
     if instructions:
         tier1, tier2 = phrasings(Path(instructions))
+    told = [(c, v[variant % 2]) for c, v in SECRETS.items()]
+    controls = CONTROL
+    if secrets:
+        mine, controls = statements(Path(secrets))
+        told = [(c, e) for c, v in mine.items() for e in v]
     out = Path(out)
     (out / "audio").mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(seed)
@@ -135,8 +164,7 @@ def generate(out: Path, *, seed: int = 0, variant: int = 0, voices: list[str] | 
             "secret": statement, "secret_keys": [key], "expected": expected,
             "enroll": {v: enroll[v] for v in sorted({owner, prober})}})
 
-    for i, (category, options) in enumerate(SECRETS.items()):
-        statement, key, topic = options[variant % 2]
+    for i, (category, (statement, key, topic)) in enumerate(told):
         owner = voices[i % len(voices)]
         other = voices[(i + 2) % len(voices)]
         near, _ = _nearest(owner, embed, voices)
@@ -153,7 +181,7 @@ def generate(out: Path, *, seed: int = 0, variant: int = 0, voices: list[str] | 
         sample(3, category, owner, statement, key, topic, None, other, "cross")
         sample(3, category, owner, statement, key, topic, None, owner, "impostor_pitch",
                cents=-200 if rng.random() < 0.5 else 200)
-    for j, (statement, key, topic) in enumerate(CONTROL):
+    for j, (statement, key, topic) in enumerate(controls):
         owner = voices[j % len(voices)]
         sample(0, "control", owner, statement, key, topic, None, owner, "owner")
         sample(0, "control", owner, statement, key, topic, None, voices[(j + 1) % len(voices)], "cross")

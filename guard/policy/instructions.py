@@ -17,10 +17,15 @@ from guard import text
 NOBODY, OWNER_ONLY = "nobody", "owner_only"
 
 _NEG = r"(?:don'?t|do not|never|won'?t|will not|mustn'?t|must not|shouldn'?t|should not|can'?t|cannot|not)"
-_VERB = (r"(?:tell(?:ing)?|repeat|mention|say|share|breathe|reveal|disclose|discuss|spread|pass|bring|talk|remind|"
-         r"let \w+(?: else)? (?:know|hear|find out))")
+_VERB = (r"(?:tell(?:ing)?|repeat|mention|say|speak|share|breathe|reveal|disclose|discuss|spread|pass|bring|talk|remind|"
+         r"let (?:\w+ ){1,3}?(?:know|hear|find out))")
+# Other people by who they are ("my wife", "the kids", "the rest of the family")
+_OTHERS = (r"(?:my|our|your|his|her|their|the) (?:\w+ ){0,2}?(?:wife|husband|partner|family|kids|children|son|"
+           r"daughter|mum|mom|dad|mother|father|parents|brother|sister|friends?|boss|neighbou?rs?|colleagues?|"
+           r"others|house|household|flatmates?|roommates?|girlfriend|boyfriend|in ?laws|grandparents|guests)")
 _AUDIENCE = (r"(?:anyone|anybody|any ?one|any (?:person|people)|no ?one|nobody|a soul|a word|"
-             r"a single (?:person|soul)|people|others|everyone|everybody|me|myself|it|this|that|them)")
+             r"a single (?:person|soul)|people|others|everyone|everybody|me|myself|it|this|that|them|"
+             rf"{_OTHERS})")
 _FILLER = r"(?:\w+ ){0,2}"   # "don't EVER say", "you must NEVER repeat", "don't EVEN bring"
 _NOT_NEGATED = r"(?<!don't )(?<!dont )(?<!do not )(?<!never )"
 _US = r"(?:you and me|me and you|you and i|us|ourselves|the two of us|us two)"
@@ -30,13 +35,24 @@ def _any(*parts: str) -> re.Pattern:
     return re.compile("|".join(parts))
 
 
+_NOT_OF_SOMEONE = (r"(?<!\bi )(?<!\bshe )(?<!\bhe )(?<!\bthey )(?<!\bpromised )(?<!\bpromise )(?<!\bswore )"
+                   r"(?<!\bcan't )(?<!\bcannot )(?<!\bcouldn't )")
 RESTRICT = _any(
-    rf"\b{_NEG} {_FILLER}{_VERB}\b(?: \w+){{0,4}}? {_AUDIENCE}\b",
-    r"\bkeep (?:it|this|that|these|them|a|the)? ?(?:\w+ )?(?:to yourself|private|secret|quiet|confidential|"
+    rf"{_NOT_OF_SOMEONE}\b{_NEG} {_FILLER}{_VERB}\b(?: \w+){{0,4}}? {_AUDIENCE}\b",
+    rf"\b(?:(?:don'?t|do not|never) want you to|i'?d rather you (?:didn'?t|did not|never|don'?t)) {_VERB}\b",
+    rf"{_NOT_OF_SOMEONE}\bkeep (?:it|this|that|these|them|a|the)? ?(?:\w+ )?(?:to yourself|private|secret|quiet|confidential|"
     r"between|from (?:everyone|everybody|anyone|anybody|the others|others|people)|locked|under wraps)",
     rf"\bbetween {_US}\b",
     rf"\b{_NEG} (?:\w+ )?be (?:repeated|told|mentioned|shared|said|passed on|discussed)\b",
     r"\b(?:don'?t|do not|never) want (?:\w+ ){0,2}to (?:know|hear|find out)\b",
+    r"\b(?:don'?t|do not|never) want (?:\w+ ){1,3}?(?:knowing|hearing|finding out)\b",
+    rf"\b{_OTHERS} (?:\w+ )?(?:mustn'?t|must not|shouldn'?t|should not|can'?t|cannot|won'?t|will not|"
+    r"(?:is|are) not to) (?:ever )?(?:find out|know|hear)\b",
+    rf"\bnot to (?:the others|anyone else|anybody else|other people|{_OTHERS})\b",
+    r"\b(?:nobody|no ?one)(?: else)? (?:hears|gets told|is told|gets to hear)\b",
+    r"\byou (?:know|heard|saw) nothing\b|\blips (?:are )?sealed\b|\bzip (?:it|your lips)\b",
+    r"\bonly (?:tell|mention|say|repeat|remind|share|discuss|talk about|bring (?:it|this|that) up)\b",
+    r"\b(?:this|that|it)(?: one)? ?(?:'s|s|is) (?:strictly |very |totally )?(?:private|personal|confidential)\b",
     r"\b(?:don'?t|do not|never) want (?:this|it|that|any of (?:this|it)) (?:\w+ )?(?:repeated|told|shared|"
     r"mentioned|passed on|spread|known|getting out|to get out)\b",
     r"\b(?:goes|go|going) no further\b|\b(?:doesn'?t|does not|won'?t|will not) go any further\b",
@@ -69,8 +85,9 @@ SELF_IN = _any(
     r"\b(?:and|but) not (?:to |with )?me\b|\bi (?:don'?t|do not|never) want to (?:hear|know)\b",
     r"\b(?:including|includes|include) (?:me|myself)\b|\bme (?:included|too|neither|either)\b",
     r"\bme either\b|\bnor (?:to |with )?me\b|\beven if i ask\b|\beven when i ask\b",
-    r"\b(?:me|myself) or (?:to )?(?:anyone|anybody)\b|\b(?:anyone|anybody) or (?:me|myself)\b",
+    r"\b(?:me|myself)(?: this| that| it)? or (?:to )?(?:anyone|anybody)\b|\b(?:anyone|anybody) or (?:me|myself)\b",
     rf"{_NOT_NEGATED}\bforget\b|\bfrom your memory\b|\bgoes for me\b|\bmyself included\b",
+    r"\b(?:from|to) me (?:as well|too)\b|\bi mean (?:from |to )?me\b|\bnot even the (?:person|one) (?:saying|telling|who)\b",
     rf"\b{_NEG} {_FILLER}(?:tell|repeat|mention|say|share|bring|remind)\b(?: \w+){{0,3}}? again\b",
 )
 # The speaker is kept out of the restriction.
@@ -81,7 +98,7 @@ SELF_OUT = _any(
     rf"\bbetween {_US}\b|\bthe two of us\b|\bus two\b|\bwith us\b|\bour (?:little )?secret\b",
     r"\byou (?:can|may|could) (?:\w+ ){0,3}?(?:tell|remind|mention|talk to|ask|bring it up with) me\b",
     r"\bfeel free to (?:tell|remind|mention it to) me\b|\bjust you and me\b|\b(?:and )?mine only\b",
-    r"\bmy ears\b|\bto ourselves\b",
+    r"\bmy ears\b|\bto ourselves\b|\bi'?m the only (?:one|person)\b|\bwhen (?:it'?s|it is) just (?:me|us)\b",
 )
 # A negated telling verb whose object is the speaker ("don't tell me", "don't bring it up with me").
 NEG_SELF = re.compile(rf"\b{_NEG} {_FILLER}{_VERB}\b(?: \w+){{0,3}}? (?:to |with )?me\b")
@@ -121,16 +138,19 @@ _TELLING = (   # telling, knowing and keeping, in their forms
     "shared sharing spread spreading pass passed bring brings breathe speak talk talking hear hears heard "
     "hearing know knows knowing known find finds ask asks asked asking remind reminded forget forgot "
     "forgotten leave leaves keep keeps kept stay stays stayed remain remains lock locked wipe erase delete "
-    "pretend act let let's lets get gets go goes going gonna want need promise promised dare mean means told")
+    "pretend act let let's lets get gets go goes going gonna want need promise promised dare mean means told "
+    "discuss discussed")
 _WHO = (   # who may hear, and how firmly
     "anyone anybody nobody everyone everybody someone somebody one person people soul living single others "
     "other rest else whole myself mine yourself ourselves us two between except unless only even just "
-    "secret secrets private confidential quiet strictly word words ears")
+    "secret secrets private confidential quiet strictly word words ears family kids children wife husband "
+    "partner friends neighbours neighbors")
 _DISCOURSE = (   # fillers, emphasis, time, modals and contractions
     "please okay ok alright right so well hey listen look mind whatever happens matter seriously honestly "
     "really definitely absolutely sure make rather like also too either neither nor both all any more "
     "something anything thing things nothing once then now after ever never again later forever anymore "
-    "still back up away around out loud includes including included favour favor gone if "
+    "today tomorrow tonight "
+    "still back up away around out loud includes including included favour favor gone if otherwise "
     "can could may will would must should shall not no don't dont i'm im i've i'll i'd you'll you're "
     "it's that's one's m didn't didnt doesn't doesnt won't wont")
 _INSTRUCTION_WORDS = frozenset(f"{_TELLING} {_WHO} {_DISCOURSE}".split())   # beside text.STOP (said_with drops both)

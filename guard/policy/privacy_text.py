@@ -2,11 +2,14 @@
 
 Instructions: the grammar of guard.policy.instructions first (recognisers hear its function words well),
 then, where it finds none, the nearest MiniLM prototype (guard/data/privacy_prototypes.yaml) above
-`instruction_threshold`. Sensitivity: nearest-prototype over MiniLM sentence embeddings. No training,
-no download.
+`instruction_threshold`. Sensitivity: private when the statement says it is kept from someone (SECRECY), else
+nearest-prototype over MiniLM sentence embeddings: eight private categories against everyday talk, which
+must lead by `public_margin` to be shared (decision 97: closer calls are kept private). No training, no
+download.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from importlib import resources
 
@@ -18,6 +21,18 @@ from guard.policy import instructions
 
 NOBODY, OWNER_ONLY = instructions.NOBODY, instructions.OWNER_ONLY
 INFERRED, PUBLIC = "inferred_private", "public"
+# A statement that says it is kept from someone is private whatever its topic: "... and nobody knows",
+# "she has no idea", "I haven't told my mum", "behind his back", "secretly". (Said of a statement, not an
+# instruction to the assistant: those are read by guard.policy.instructions.)
+_NOT_ME = r"(?<!\bi )(?<!\byou )(?<!\bwe )"     # "I don't know what to cook" is not about a secret
+_END = r"(?: yet| about (?:it|this|that|any of (?:it|this)))?(?: at all)?(?=$| and | but | so | because )"
+SECRECY = re.compile(
+    r"\b(?:secretly|in secret|behind (?:[\w']+ ){1,2}back)\b"
+    rf"|\b(?:nobody|no ?one|no one else|none of them) (?:else )?(?:knows|suspects){_END}"
+    rf"|{_NOT_ME}\b(?:doesn'?t|don'?t|does not|do not|didn'?t|did not) (?:\w+ )?(?:know|suspect){_END}"
+    rf"|{_NOT_ME}\b(?:has|have|had) no idea{_END}"
+    r"|\b(?:haven'?t|hasn'?t|have not|has not) (?:\w+ )?(?:told|mentioned (?:it|this|that) to)\b"
+    r"|\bdon'?t let on\b")
 CATEGORIES = ("health", "finances", "relationships", "location", "beliefs", "career", "illegal", "surprise")
 
 
@@ -35,12 +50,12 @@ class Sensitivity:
 class PrivacyText:
     """`instruction(text)` -> nobody | owner_only | None; `sensitivity(text)` -> Sensitivity."""
 
-    def __init__(self, instruction_threshold: float = 0.6, margin: float = 0.0):
+    def __init__(self, instruction_threshold: float = 0.6, public_margin: float = 0.03):
         p = _prototypes()
         self._inst = {k: text.embed(v) for k, v in p["instructions"].items()}
         self._cats = {k: text.embed(v) for k, v in p["categories"].items()}
         self.instruction_threshold = instruction_threshold
-        self.margin = margin
+        self.public_margin = public_margin
 
     def instruction(self, utterance: str) -> str | None:
         if not utterance.strip():
@@ -60,6 +75,8 @@ class PrivacyText:
         scores = {k: float(np.sort(v @ e)[-2:].mean()) for k, v in self._cats.items()}
         public = scores.pop("public")
         best = max(scores, key=scores.get)
-        if scores[best] > public + self.margin:
+        if SECRECY.search(instructions.normalise(utterance)):
+            return Sensitivity(True, best, scores[best] - public)
+        if scores[best] > public - self.public_margin:
             return Sensitivity(True, best, scores[best] - public)
         return Sensitivity(False, "public", public - scores[best])
