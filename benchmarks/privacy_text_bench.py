@@ -1,6 +1,6 @@
 """Precision and recall of the privacy text classifiers on the held-out hand-written sets.
 
-`statements.yaml` (instructions and statements), `instructions_2.yaml` to `_9` (more instruction
+`statements.yaml` (instructions and statements), `instructions_2.yaml` to `_10` (more instruction
 phrasings), `statements_2.yaml` to `_4` (more Tier 3 statements, half of them everyday talk that should stay
 public); what each set was used for is said at its top. Instruction accuracy per set, and how many of a
 set's instructions leave words behind that `said_with` would keep as content (the two sets 2 lines that
@@ -34,7 +34,7 @@ def main() -> None:
     inst = [(clf.instruction(s), label) for label, ss in data["instructions"].items() for s in ss]
     report = {"instruction_" + k: prf([(p == k, t == k) for p, t in inst]) for k in ("nobody", "owner_only")}
     report["instruction_accuracy"] = sum((p or "none") == t for p, t in inst) / len(inst)
-    for extra in (f"instructions_{i}" for i in range(2, 10)):
+    for extra in (f"instructions_{i}" for i in range(2, 11)):
         more = yaml.safe_load((Path(__file__).parent / f"privacy_eval/{extra}.yaml").read_text())
         got = [(clf.instruction(s) or "none") == label for label, ss in more.items() for s in ss]
         report[f"instruction_accuracy_{extra}"] = sum(got) / len(got)

@@ -54,6 +54,20 @@ from tests.test_secrets import THRESHOLD, ScriptedAsr
     ("I promised not to tell anyone about the surprise.", None),   # someone's promise, not an instruction
     ("She can't keep a secret to save her life.", None),
     ("I won't tell anyone, don't worry.", None),
+    # from held-out sets 9 and 10, after each was measured once
+    ("Please never speak of this again, to me or to anyone.", NOBODY),
+    ("This never leaves you, not even back to me.", NOBODY),
+    ("I shouldn't hear it again and neither should anyone else.", NOBODY),
+    ("Not a peep to anyone, me included.", NOBODY),
+    ("Treat this like you never heard it, even when I ask.", NOBODY),
+    ("Act like I never said this, even if I bring it up.", NOBODY),
+    ("This is for me only.", OWNER_ONLY),
+    ("I'd rather the kids didn't find out.", OWNER_ONLY),
+    ("Keep this away from my parents.", OWNER_ONLY),
+    ("This stays in this room.", OWNER_ONLY),
+    ("I don't want anyone but me to know.", OWNER_ONLY),
+    ("Don't remind me about the gym today.", None),     # requests about something new
+    ("Don't tell me you forgot the milk again.", None),
     ("can i tell you a secret never repeated to anybody not even to me", NOBODY),   # "repeat it", misheard
     ("we never mentioned it to anyone at all", None),
     ("I never shared it with anybody at work", None),
@@ -125,6 +139,8 @@ def test_without_an_instruction_a_sensitive_statement_is_inferred_private(store,
     ("Let's keep this to ourselves.", ""),
     ("Whatever happens, don't tell me this again and don't tell anyone else.", ""),
     ("Seriously, never repeat this, no matter who asks, even me.", ""),
+    ("If I ask you can tell me, otherwise keep it secret.", ""),
+    ("Strike that from the record, nobody gets to hear it, not even me.", ""),
 ])
 def test_an_instruction_entry_keeps_only_the_words_said_with_it(said, kept):
     """The owner's context gets the secret, not the instruction (an extractive answer picked "that stays

@@ -18,7 +18,7 @@ NOBODY, OWNER_ONLY = "nobody", "owner_only"
 
 _NEG = r"(?:don'?t|do not|never|won'?t|will not|mustn'?t|must not|shouldn'?t|should not|can'?t|cannot|not)"
 _VERB = (r"(?:tell(?:ing)?|repeat|mention|say|speak|share|breathe|reveal|disclose|discuss|spread|pass|bring|talk|remind|"
-         r"let (?:\w+ ){1,3}?(?:know|hear|find out))")
+         r"let (?:\w+ ){1,3}?(?:know|hear|find out|come up))")
 # Other people by who they are ("my wife", "the kids", "the rest of the family")
 _OTHERS = (r"(?:my|our|your|his|her|their|the) (?:\w+ ){0,2}?(?:wife|husband|partner|family|kids|children|son|"
            r"daughter|mum|mom|dad|mother|father|parents|brother|sister|friends?|boss|neighbou?rs?|colleagues?|"
@@ -44,29 +44,35 @@ RESTRICT = _any(
     r"between|from (?:everyone|everybody|anyone|anybody|the others|others|people)|locked|under wraps)",
     rf"\bbetween {_US}\b",
     rf"\b{_NEG} (?:\w+ )?be (?:repeated|told|mentioned|shared|said|passed on|discussed)\b",
-    r"\b(?:don'?t|do not|never) want (?:\w+ ){0,2}to (?:know|hear|find out)\b",
+    r"\b(?:don'?t|do not|never) want (?:\w+ ){0,3}to (?:know|hear|find out)\b",
     r"\b(?:don'?t|do not|never) want (?:\w+ ){1,3}?(?:knowing|hearing|finding out)\b",
     rf"\b{_OTHERS} (?:\w+ )?(?:mustn'?t|must not|shouldn'?t|should not|can'?t|cannot|won'?t|will not|"
     r"(?:is|are) not to) (?:ever )?(?:find out|know|hear)\b",
     rf"\bnot to (?:the others|anyone else|anybody else|other people|{_OTHERS})\b",
     r"\b(?:nobody|no ?one)(?: else)? (?:hears|gets told|is told|gets to hear)\b",
+    r"\b(?:never|doesn'?t|does not|won'?t|will not) leaves? (?:you|here|this room|the room|us)\b",
+    r"\b(?:neither|nor) should (?:anyone|anybody|any ?one|the others|they)\b",
+    r"\b(?:for|to|with) (?:me|my ears) only\b|\bonly for (?:me|my ears)\b",
+    r"\b(?:stays?|remains?) (?:in|inside) (?:this|the) (?:room|house)\b",
+    r"\bstrike (?:it|this|that) from the record\b|\bbury (?:it|this|that)\b",
+    r"\bi'?d rather (?:\w+ ){1,3}?(?:didn'?t|did not|never|don'?t) (?:find out|know|hear)\b",
     r"\byou (?:know|heard|saw) nothing\b|\blips (?:are )?sealed\b|\bzip (?:it|your lips)\b",
     r"\bonly (?:tell|mention|say|repeat|remind|share|discuss|talk about|bring (?:it|this|that) up)\b",
     r"\b(?:this|that|it)(?: one)? ?(?:'s|s|is) (?:strictly |very |totally )?(?:private|personal|confidential)\b",
     r"\b(?:don'?t|do not|never) want (?:this|it|that|any of (?:this|it)) (?:\w+ )?(?:repeated|told|shared|"
     r"mentioned|passed on|spread|known|getting out|to get out)\b",
     r"\b(?:goes|go|going) no further\b|\b(?:doesn'?t|does not|won'?t|will not) go any further\b",
-    r"\bnot a (?:single )?word\b|\bunder your hat\b",
+    r"\bnot a (?:single )?(?:word|peep|whisper)\b|\bunder your hat\b",
     # "never repeat it to anybody" heard as "never repeated to anybody": no subject, no object, so not a
     # statement about the past ("I never mentioned it to anyone" keeps both)
     rf"(?<!\bi )(?<!\bwe )(?<!\byou )(?<!\bthey )(?<!\bhe )(?<!\bshe )\b(?:never|don'?t|do not) "
     rf"(?:repeated|mentioned|shared) (?:to|with) {_AUDIENCE}\b",
     r"\b(?:this|it|that) (?:kept|to stay|stays|to remain|remains) (?:private|secret|quiet|confidential|between)\b",
-    r"\bkeep (?:it|this|that) from (?:the rest of|my|our|your|his|her|the (?:kids|children|family|others))\b",
+    r"\bkeep (?:it|this|that) (?:away )?from (?:the rest of|my|our|your|his|her|the (?:kids|children|family|others))\b",
     r"\b(?:are|re|am|is) the only (?:ones?|people|person) (?:who|that)? ?(?:should|can|may|gets? to|need to|"
     r"is to|are to) (?:ever )?(?:know|hear)\b",
     r"\b(?:but|and) (?:to |with )?(?:nobody|no ?one|not anyone|not anybody) else\b",
-    r"\bnot even i (?:should|can|may|must|need to|want to)\b|\bpretend (?:that )?(?:you|i) never (?:heard|said)\b",
+    r"\bnot even i (?:should|can|may|must|need to|want to)\b|\b(?:pretend|act like|act as if|treat (?:it|this|that) (?:like|as if)) (?:that )?(?:you|i) never (?:heard|said)\b",
     r"\bin confidence\b|\bconfidential\b|\bnobody'?s ears\b|\btrust(?:ing)? you with (?:this|that|it)\b",
     r"\b(?:it'?s|this is|that'?s|keep (?:it|this|that) ?) ?(?:our|a) (?:little )?secret\b",
     r"\bstays? (?:with|between) (?:you|us)\b|\b(?:just )?for (?:the two of us|us two|you and me)\b",
@@ -84,10 +90,10 @@ SELF_IN = _any(
     r"\beven (?:to |with |around |from |for |in front of |before )?(?:me|myself)\b",
     r"\b(?:and|but) not (?:to |with )?me\b|\bi (?:don'?t|do not|never) want to (?:hear|know)\b",
     r"\b(?:including|includes|include) (?:me|myself)\b|\bme (?:included|too|neither|either)\b",
-    r"\bme either\b|\bnor (?:to |with )?me\b|\beven if i ask\b|\beven when i ask\b",
-    r"\b(?:me|myself)(?: this| that| it)? or (?:to )?(?:anyone|anybody)\b|\b(?:anyone|anybody) or (?:me|myself)\b",
+    r"\bme either\b|\bnor (?:to |with )?me\b|\beven (?:if|when) i\b",
+    r"\b(?:me|myself)(?: this| that| it)? or (?:to |with )?(?:anyone|anybody)\b|\b(?:anyone|anybody) or (?:me|myself)\b",
     rf"{_NOT_NEGATED}\bforget\b|\bfrom your memory\b|\bgoes for me\b|\bmyself included\b",
-    r"\b(?:from|to) me (?:as well|too)\b|\bi mean (?:from |to )?me\b|\bnot even the (?:person|one) (?:saying|telling|who)\b",
+    r"\bi (?:shouldn'?t|should not|mustn'?t|must not) hear\b|\b(?:from|to) me (?:as well|too)\b|\bi mean (?:from |to )?me\b|\bnot even the (?:person|one) (?:saying|telling|who)\b",
     rf"\b{_NEG} {_FILLER}(?:tell|repeat|mention|say|share|bring|remind)\b(?: \w+){{0,3}}? again\b",
 )
 # The speaker is kept out of the restriction.
@@ -98,13 +104,13 @@ SELF_OUT = _any(
     rf"\bbetween {_US}\b|\bthe two of us\b|\bus two\b|\bwith us\b|\bour (?:little )?secret\b",
     r"\byou (?:can|may|could) (?:\w+ ){0,3}?(?:tell|remind|mention|talk to|ask|bring it up with) me\b",
     r"\bfeel free to (?:tell|remind|mention it to) me\b|\bjust you and me\b|\b(?:and )?mine only\b",
-    r"\bmy ears\b|\bto ourselves\b|\bi'?m the only (?:one|person)\b|\bwhen (?:it'?s|it is) just (?:me|us)\b",
+    r"\bmy ears\b|\b(?:for|to|with) me only\b|\bto ourselves\b|\bi'?m the only (?:one|person)\b|\bwhen (?:it'?s|it is) just (?:me|us)\b",
 )
 # A negated telling verb whose object is the speaker ("don't tell me", "don't bring it up with me").
 NEG_SELF = re.compile(rf"\b{_NEG} {_FILLER}{_VERB}\b(?: \w+){{0,3}}? (?:to |with )?me\b")
 # Asking not to be told something new is a request, not a restriction ("don't tell me the score").
-REQUEST = re.compile(rf"\b{_NEG} {_FILLER}(?:tell|say|remind|show) me (?:the|a|an|what|how|who|when|where|which|"
-                     r"whether|if)\b")
+REQUEST = re.compile(rf"\b{_NEG} {_FILLER}(?:tell|say|remind|show) me (?:(?:about )?(?:the|a|an)|you|what|how|who|when|"
+                     r"where|which|whether|if)\b")
 # The instruction is about what comes next, not what was said before.
 AHEAD = _any(
     r"\b(?:about|going) to (?:tell|say|share)\b|\bgonna (?:tell|say)\b|\bcan i tell you\b",
@@ -144,7 +150,7 @@ _WHO = (   # who may hear, and how firmly
     "anyone anybody nobody everyone everybody someone somebody one person people soul living single others "
     "other rest else whole myself mine yourself ourselves us two between except unless only even just "
     "secret secrets private confidential quiet strictly word words ears family kids children wife husband "
-    "partner friends neighbours neighbors")
+    "partner friends neighbours neighbors house household parents come bury strike record")
 _DISCOURSE = (   # fillers, emphasis, time, modals and contractions
     "please okay ok alright right so well hey listen look mind whatever happens matter seriously honestly "
     "really definitely absolutely sure make rather like also too either neither nor both all any more "
