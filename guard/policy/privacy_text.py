@@ -44,7 +44,7 @@ def _prototypes() -> dict:
 class Sensitivity:
     private: bool
     category: str       # one of CATEGORIES, or "public"
-    score: float        # similarity margin of the decision
+    score: float        # private: best category's cosine minus everyday talk's; public: the reverse
 
 
 class PrivacyText:
