@@ -53,10 +53,10 @@ RESTRICT = _any(
     r"\b(?:never|doesn'?t|does not|won'?t|will not) leaves? (?:you|here|this room|the room|us)\b",
     r"\b(?:neither|nor) should (?:anyone|anybody|any ?one|the others|they)\b",
     r"\b(?:for|to|with) (?:me|my ears) only\b|\bonly for (?:me|my ears)\b",
-    r"\b(?:stays?|remains?) (?:in|inside) (?:this|the) (?:room|house)\b",
-    r"\bstrike (?:it|this|that) from the record\b|\bbury (?:it|this|that)\b",
+    r"\b(?:this|it|that|everything|what i said) (?:stays?|remains?) (?:in|inside) (?:this|the) room\b",
+    r"\bstrike (?:it|this|that) from the record\b|(?:^|please )bury (?:it|this|that)\b",   # not "the dog buries it"
     r"\bi'?d rather (?:\w+ ){1,3}?(?:didn'?t|did not|never|don'?t) (?:find out|know|hear)\b",
-    r"\byou (?:know|heard|saw) nothing\b|\blips (?:are )?sealed\b|\bzip (?:it|your lips)\b",
+    r"\byou (?:know|heard|saw) nothing\b|\blips (?:are )?sealed\b|\bzip (?:it|your lips)\b(?! up)",
     r"\bonly (?:tell|mention|say|repeat|remind|share|discuss|talk about|bring (?:it|this|that) up)\b",
     r"\b(?:this|that|it)(?: one)? ?(?:'s|s|is) (?:strictly |very |totally )?(?:private|personal|confidential)\b",
     r"\b(?:don'?t|do not|never) want (?:this|it|that|any of (?:this|it)) (?:\w+ )?(?:repeated|told|shared|"
