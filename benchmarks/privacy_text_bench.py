@@ -28,14 +28,18 @@ def prf(pairs: list[tuple[bool, bool]]) -> dict:
     return {"n": len(pairs), "precision": precision, "recall": recall}
 
 
+def held_out(name: str) -> dict:
+    return yaml.safe_load((Path(__file__).parent / f"privacy_eval/{name}.yaml").read_text())
+
+
 def main() -> None:
-    data = yaml.safe_load((Path(__file__).parent / "privacy_eval/statements.yaml").read_text())
+    data = held_out("statements")
     clf = PrivacyText()
     inst = [(clf.instruction(s), label) for label, ss in data["instructions"].items() for s in ss]
     report = {"instruction_" + k: prf([(p == k, t == k) for p, t in inst]) for k in ("nobody", "owner_only")}
     report["instruction_accuracy"] = sum((p or "none") == t for p, t in inst) / len(inst)
     for extra in (f"instructions_{i}" for i in range(2, 11)):
-        more = yaml.safe_load((Path(__file__).parent / f"privacy_eval/{extra}.yaml").read_text())
+        more = held_out(extra)
         got = [(clf.instruction(s) or "none") == label for label, ss in more.items() for s in ss]
         report[f"instruction_accuracy_{extra}"] = sum(got) / len(got)
         # an instruction alone should leave no words to keep as content (instructions.said_with)
@@ -46,7 +50,7 @@ def main() -> None:
     report["category_accuracy_on_private"] = (sum(p.category == t for p, t in sens if t != "public")
                                               / sum(t != "public" for _, t in sens))
     for extra in (f"statements_{i}" for i in range(2, 5)):
-        more = yaml.safe_load((Path(__file__).parent / f"privacy_eval/{extra}.yaml").read_text())["statements"]
+        more = held_out(extra)["statements"]
         got = [(clf.sensitivity(s).private, label != "public") for label, ss in more.items() for s in ss]
         report[f"private_{extra}"] = prf(got)
         report[f"public_read_private_{extra}"] = f"{sum(p and not t for p, t in got)}/{sum(not t for _, t in got)}"

@@ -17,6 +17,7 @@ import numpy as np
 import yaml
 
 from guard import text
+from guard.config import PolicySettings
 from guard.policy import instructions
 
 NOBODY, OWNER_ONLY = instructions.NOBODY, instructions.OWNER_ONLY
@@ -50,7 +51,8 @@ class Sensitivity:
 class PrivacyText:
     """`instruction(text)` -> nobody | owner_only | None; `sensitivity(text)` -> Sensitivity."""
 
-    def __init__(self, instruction_threshold: float = 0.6, public_margin: float = 0.03):
+    def __init__(self, instruction_threshold: float = 0.6,
+                 public_margin: float = PolicySettings.model_fields["public_margin"].default):
         p = _prototypes()
         self._inst = {k: text.embed(v) for k, v in p["instructions"].items()}
         self._cats = {k: text.embed(v) for k, v in p["categories"].items()}
@@ -75,8 +77,6 @@ class PrivacyText:
         scores = {k: float(np.sort(v @ e)[-2:].mean()) for k, v in self._cats.items()}
         public = scores.pop("public")
         best = max(scores, key=scores.get)
-        if SECRECY.search(instructions.normalise(utterance)):
-            return Sensitivity(True, best, scores[best] - public)
-        if scores[best] > public - self.public_margin:
+        if SECRECY.search(instructions.normalise(utterance)) or scores[best] > public - self.public_margin:
             return Sensitivity(True, best, scores[best] - public)
         return Sensitivity(False, "public", public - scores[best])
