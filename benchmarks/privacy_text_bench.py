@@ -1,7 +1,7 @@
 """Precision and recall of the privacy text classifiers on the held-out hand-written sets.
 
-`statements.yaml` (instructions and statements), `instructions_2.yaml` to `_10` (more instruction
-phrasings), `statements_2.yaml` to `_4` (more Tier 3 statements, half of them everyday talk that should stay
+`statements.yaml` (instructions and statements), `instructions_2.yaml` to `_11` (more instruction
+phrasings), `statements_2.yaml` to `_5` (more Tier 3 statements, half of them everyday talk that should stay
 public); what each set was used for is said at its top. Instruction accuracy per set, and how many of a
 set's instructions leave words behind that `said_with` would keep as content (the two sets 2 lines that
 say a secret with the instruction should).
@@ -38,7 +38,7 @@ def main() -> None:
     inst = [(clf.instruction(s), label) for label, ss in data["instructions"].items() for s in ss]
     report = {"instruction_" + k: prf([(p == k, t == k) for p, t in inst]) for k in ("nobody", "owner_only")}
     report["instruction_accuracy"] = sum((p or "none") == t for p, t in inst) / len(inst)
-    for extra in (f"instructions_{i}" for i in range(2, 11)):
+    for extra in (f"instructions_{i}" for i in range(2, 12)):
         more = held_out(extra)
         got = [(clf.instruction(s) or "none") == label for label, ss in more.items() for s in ss]
         report[f"instruction_accuracy_{extra}"] = sum(got) / len(got)
@@ -49,7 +49,7 @@ def main() -> None:
     report["private"] = prf([(p.private, t != "public") for p, t in sens])
     report["category_accuracy_on_private"] = (sum(p.category == t for p, t in sens if t != "public")
                                               / sum(t != "public" for _, t in sens))
-    for extra in (f"statements_{i}" for i in range(2, 5)):
+    for extra in (f"statements_{i}" for i in range(2, 6)):
         more = held_out(extra)["statements"]
         got = [(clf.sensitivity(s).private, label != "public") for label, ss in more.items() for s in ss]
         report[f"private_{extra}"] = prf(got)

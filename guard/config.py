@@ -196,6 +196,9 @@ class BackendSettings(_Section):
     cascade_second_whisper: str = Field("bundled", description="cascade: a second Whisper whose 1-best is "
                                         "the first runner-up hypothesis (weak evidence; decisions 91, 92); "
                                         "'bundled' = tiny.en, the gate's word tails' own; empty = none.")
+    cascade_general_min_support: float = Field(0.0, ge=0, description="cascade, GENERAL mode: least support "
+                                               "an option needs to be chosen over \"I don't know\"; 0 = the "
+                                               "best-supported option whenever anything was heard (decision 98).")
     openai_base_url: str = Field("", description="OpenAI-compatible endpoint, e.g. http://vllm:8000/v1.")
     openai_model: str = Field("", description="Model (or LoRA module) name sent to the endpoint.")
     openai_api_key: SecretStr = Field(SecretStr(""), description="Bearer token for the endpoint, if any.")

@@ -224,3 +224,22 @@ def test_the_second_whisper_is_named_in_config_and_shared():
     assert make_backend(BackendSettings(cascade_second_whisper="")).asr.second is None
     assert make_backend(BackendSettings(cascade_whisper="")).asr.second is None   # pocketsphinx alone
     assert make_backend(BackendSettings(cascade_second_whisper=BUNDLED_BASE)).asr.second is None   # the lead
+
+
+def test_general_mode_answers_its_best_supported_option_where_selective_says_i_dont_know(cascade, monkeypatch):
+    # GENERAL: every question has an answer in the audio, so "I don't know" is never right there; the
+    # best-supported option is (decision 98). SELECTIVE keeps the floor: a guess about a bystander is the
+    # error that matters. Nothing heard at all is "I don't know" in both.
+    q = "What colour will the kitchen be?"
+    heard = timed(("i usually take the early train to work on monday mornings", 0.0))   # support < 0.2
+    audio = np.ones(16000, np.float32)
+    monkeypatch.setattr(cascade, "asr", Heard(heard, []))
+    general = cascade.generate(audio, Task("p", q, OPTIONS, selective=False, streams=[audio]))
+    selective = cascade.generate(audio, Task("p", q, OPTIONS, selective=True, streams=[audio]))
+    assert general[0] in "ABDE" and general[0] != "C"
+    assert selective.startswith("C.")
+    strict = CascadeBackend.__new__(CascadeBackend)
+    strict.__dict__.update(cascade.__dict__, general_min_support=cascade.min_support)
+    assert strict.generate(audio, Task("p", q, OPTIONS, selective=False, streams=[audio])).startswith("C.")
+    monkeypatch.setattr(cascade, "asr", Heard(Transcript(""), []))
+    assert cascade.generate(audio, Task("p", q, OPTIONS, selective=False, streams=[audio])).startswith("C.")

@@ -74,6 +74,15 @@ from tests.test_secrets import THRESHOLD, ScriptedAsr
     ("can i tell you a secret never repeated to anybody not even to me", NOBODY),   # "repeat it", misheard
     ("we never mentioned it to anyone at all", None),
     ("I never shared it with anybody at work", None),
+    # session 27, a blind set's misses (decision 98)
+    ("I don't want this coming out ever, not to anyone, not to me.", NOBODY),
+    ("Not one word of this, to anyone, ever, and that goes for me too.", NOBODY),
+    ("Consider this unsaid, even if I ask you about it later.", NOBODY),
+    ("My mother must never find out.", OWNER_ONLY),
+    ("If my husband asks, you don't know anything.", OWNER_ONLY),
+    ("This dies with you.", OWNER_ONLY),
+    ("It's not to anyone's taste.", None),
+    ("My mother never found out where I hid the biscuits.", None),
 ])
 def test_the_grammar_reads_instructions_it_has_no_sentence_for(said, reading):
     assert instructions.read(said) == reading
@@ -144,6 +153,8 @@ def test_without_an_instruction_a_sensitive_statement_is_inferred_private(store,
     ("Seriously, never repeat this, no matter who asks, even me.", ""),
     ("If I ask you can tell me, otherwise keep it secret.", ""),
     ("Strike that from the record, nobody gets to hear it, not even me.", ""),
+    ("Forget I said that, and I mean forget it completely.", ""),
+    ("Don't mention this in front of the children.", ""),
 ])
 def test_an_instruction_entry_keeps_only_the_words_said_with_it(said, kept):
     """The owner's context gets the secret, not the instruction (an extractive answer picked "that stays

@@ -17,6 +17,9 @@ from guard.policy.privacy_text import SECRECY
     ("I put a wash on this morning", False),
     ("I'm off to the gym after work", False),
     ("the plumber is coming at nine", False),
+    ("the car needs an MOT next month", False),            # these three read private before decision 98
+    ("the new cafe on the corner does good cake", False),
+    ("I need to pick up a prescription for the dog's flea treatment", False),
     # private, by topic
     ("I've been diagnosed with breast cancer", True),
     ("I owe my brother ten thousand pounds", True),

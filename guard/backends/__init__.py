@@ -14,7 +14,8 @@ def make_backend(settings: BackendSettings) -> Backend:
         from guard.backends.cascade import CascadeBackend
 
         return CascadeBackend(whisper=settings.cascade_whisper,
-                              second_whisper=settings.cascade_second_whisper)
+                              second_whisper=settings.cascade_second_whisper,
+                              general_min_support=settings.cascade_general_min_support)
     if settings.name == "openai":
         from guard.backends.openai import OpenAIBackend
         from guard.chat_http import ChatClient

@@ -16,7 +16,10 @@
   lower ranks; misspelt: a word of 7+ letters within `misheard_ratio` of a 1-best word or of two run
   together, "casket ball" for "basketball", decision 78), plus `spot_weight`
   when the recogniser's keyword search detects the option in the audio (it finds words the 1-best
-  misses). The best option wins when its support clears `min_support`; otherwise "I don't know".
+  misses). In SELECTIVE mode the best option wins when its support clears `min_support`; otherwise "I
+  don't know". In GENERAL mode the floor is `general_min_support` (0: the best-supported option whenever
+  anything was heard): there every question has an answer in the audio, so "I don't know" is never right,
+  and the best-supported option is right more often than chance (decision 98).
   Keyword detections and words found only in runner-up hypotheses or misspelt include false alarms
   ("buy cheese" -> "five g's" answered a bystander's "which floor?" with "five"), so in SELECTIVE mode
   they count only when what the main speaker said is about the question (cosine >= `spot_min_relevance`):
@@ -54,7 +57,8 @@ class CascadeBackend(Backend):
 
     def __init__(self, min_support: float = 0.2, window_words: int = 12, spot_weight: float = 0.3,
                  spot_threshold: float = 1e-10, spot_min_relevance: float = 0.3, whisper: str = BUNDLED_BASE,
-                 misheard_ratio: float = 0.85, beside_words: int = 4, second_whisper: str = BUNDLED):
+                 misheard_ratio: float = 0.85, beside_words: int = 4, second_whisper: str = BUNDLED,
+                 general_min_support: float = 0.0):
         from guard.hearing.whisper import shared
 
         lead = shared(whisper)
@@ -62,7 +66,7 @@ class CascadeBackend(Backend):
         # the lead named twice would decode every stream twice for a hypothesis the 1-best already is
         self.asr = Transcriber(lead=lead, second=second if second is not lead else None)
         text.encoder()  # load now, not on the first request
-        self.min_support = min_support
+        self.min_support, self.general_min_support = min_support, general_min_support
         self.window_words = window_words
         self.spot_weight, self.spot_threshold = spot_weight, spot_threshold
         self.spot_min_relevance = spot_min_relevance
@@ -100,7 +104,8 @@ class CascadeBackend(Backend):
             for s, t in heard if self.spot_weight else []:
                 spotted |= self.on_topic(t, self.asr.spot_times(s, real, self.spot_threshold), task.question,
                                          min_relevance)
-            return self.choose(transcript, task.question, task.options, spotted, min_relevance)
+            return self.choose(transcript, task.question, task.options, spotted, min_relevance,
+                               selective=task.selective)
         return self.extract(transcript.best, task.question, task.context)
 
     def on_topic(self, transcript: Transcript, hits: list[tuple[str, float, float]], question: str,
@@ -182,11 +187,12 @@ class CascadeBackend(Backend):
                 and any(abs(i - j) <= k for j in at)}
 
     def choose(self, transcript: Transcript, question: str, options: list[str],
-               spotted: set[str] | None = None, min_relevance: float = 0.0) -> str:
+               spotted: set[str] | None = None, min_relevance: float = 0.0, selective: bool = True) -> str:
         idk = idk_index(options)
         real = [i for i in range(len(options)) if i != idk]
         scores = self.support(transcript, question, [options[i] for i in real], spotted, min_relevance)
-        if len(scores) and scores.max() >= self.min_support:
+        floor = self.min_support if selective else self.general_min_support
+        if len(scores) and scores.max() > 0 and scores.max() >= floor:
             best = real[int(scores.argmax())]
             return f"{LETTERS[best]}. {options[best]}"
         if idk >= 0:

@@ -47,8 +47,8 @@ RESTRICT = _any(
     r"\b(?:don'?t|do not|never) want (?:\w+ ){0,3}to (?:know|hear|find out)\b",
     r"\b(?:don'?t|do not|never) want (?:\w+ ){1,3}?(?:knowing|hearing|finding out)\b",
     rf"\b{_OTHERS} (?:\w+ )?(?:mustn'?t|must not|shouldn'?t|should not|can'?t|cannot|won'?t|will not|"
-    r"(?:is|are) not to) (?:ever )?(?:find out|know|hear)\b",
-    rf"\bnot to (?:the others|anyone else|anybody else|other people|{_OTHERS})\b",
+    r"(?:must|should|can|will|may) never|(?:is|are) not to) (?:ever )?(?:find out|know|hear)\b",
+    rf"\bnot to (?:the others|anyone|anybody|a soul|other people|{_OTHERS})\b(?!')",
     r"\b(?:nobody|no ?one)(?: else)? (?:hears|gets told|is told|gets to hear)\b",
     r"\b(?:never|doesn'?t|does not|won'?t|will not) leaves? (?:you|here|this room|the room|us)\b",
     r"\b(?:neither|nor) should (?:anyone|anybody|any ?one|the others|they)\b",
@@ -56,13 +56,15 @@ RESTRICT = _any(
     r"\b(?:this|it|that|everything|what i said) (?:stays?|remains?) (?:in|inside) (?:this|the) room\b",
     r"\bstrike (?:it|this|that) from the record\b|(?:^|please )bury (?:it|this|that)\b",   # not "the dog buries it"
     r"\bi'?d rather (?:\w+ ){1,3}?(?:didn'?t|did not|never|don'?t) (?:find out|know|hear)\b",
-    r"\byou (?:know|heard|saw) nothing\b|\blips (?:are )?sealed\b|\bzip (?:it|your lips)\b(?! up)",
+    r"\byou (?:know|heard|saw) nothing\b|\byou (?:don'?t|do not) know (?:anything|a thing)\b|\blips (?:are )?sealed\b|\bzip (?:it|your lips)\b(?! up)",
     r"\bonly (?:tell|mention|say|repeat|remind|share|discuss|talk about|bring (?:it|this|that) up)\b",
     r"\b(?:this|that|it)(?: one)? ?(?:'s|s|is) (?:strictly |very |totally )?(?:private|personal|confidential)\b",
     r"\b(?:don'?t|do not|never) want (?:this|it|that|any of (?:this|it)) (?:\w+ )?(?:repeated|told|shared|"
-    r"mentioned|passed on|spread|known|getting out|to get out)\b",
+    r"mentioned|passed on|spread|known|getting out|to get out|coming out|to come out|getting around)\b",
     r"\b(?:goes|go|going) no further\b|\b(?:doesn'?t|does not|won'?t|will not) go any further\b",
-    r"\bnot a (?:single )?(?:word|peep|whisper)\b|\bunder your hat\b",
+    r"\bnot (?:a|one) (?:single )?(?:word|peep|whisper)\b|\bunder your hat\b",
+    r"\b(?:consider|treat) (?:it|this|that) (?:as )?(?:unsaid|unheard|never said)\b",
+    r"\b(?:this|it|that) dies with (?:you|us)\b|\btake (?:it|this|that) to (?:your|the|our) graves?\b",
     # "never repeat it to anybody" heard as "never repeated to anybody": no subject, no object, so not a
     # statement about the past ("I never mentioned it to anyone" keeps both)
     rf"(?<!\bi )(?<!\bwe )(?<!\byou )(?<!\bthey )(?<!\bhe )(?<!\bshe )\b(?:never|don'?t|do not) "
@@ -90,7 +92,7 @@ SELF_IN = _any(
     r"\beven (?:to |with |around |from |for |in front of |before )?(?:me|myself)\b",
     r"\b(?:and|but) not (?:to |with )?me\b|\bi (?:don'?t|do not|never) want to (?:hear|know)\b",
     r"\b(?:including|includes|include) (?:me|myself)\b|\bme (?:included|too|neither|either)\b",
-    r"\bme either\b|\bnor (?:to |with )?me\b|\beven (?:if|when) i\b",
+    r"\bme either\b|\bnor (?:to |with )?me\b|\beven (?:if|when) i\b|\bnot (?:to|with) me\b",
     r"\b(?:me|myself)(?: this| that| it)? or (?:to |with )?(?:anyone|anybody)\b|\b(?:anyone|anybody) or (?:me|myself)\b",
     rf"{_NOT_NEGATED}\bforget\b|\bfrom your memory\b|\bgoes for me\b|\bmyself included\b",
     r"\bi (?:shouldn'?t|should not|mustn'?t|must not) hear\b|\b(?:from|to) me (?:as well|too)\b|\bi mean (?:from |to )?me\b|\bnot even the (?:person|one) (?:saying|telling|who)\b",
@@ -150,12 +152,12 @@ _WHO = (   # who may hear, and how firmly
     "anyone anybody nobody everyone everybody someone somebody one person people soul living single others "
     "other rest else whole myself mine yourself ourselves us two between except unless only even just "
     "secret secrets private confidential quiet strictly word words ears family kids children wife husband "
-    "partner friends neighbours neighbors house household parents come bury strike record")
+    "partner friends neighbours neighbors house household parents come bury strike record front")
 _DISCOURSE = (   # fillers, emphasis, time, modals and contractions
     "please okay ok alright right so well hey listen look mind whatever happens matter seriously honestly "
     "really definitely absolutely sure make rather like also too either neither nor both all any more "
     "something anything thing things nothing once then now after ever never again later forever anymore "
-    "today tomorrow tonight "
+    "today tomorrow tonight completely entirely totally fully "
     "still back up away around out loud includes including included favour favor gone if otherwise "
     "can could may will would must should shall not no don't dont i'm im i've i'll i'd you'll you're "
     "it's that's one's m didn't didnt doesn't doesnt won't wont")
