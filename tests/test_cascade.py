@@ -236,7 +236,7 @@ def test_general_mode_answers_its_best_supported_option_where_selective_says_i_d
     monkeypatch.setattr(cascade, "asr", Heard(heard, []))
     general = cascade.generate(audio, Task("p", q, OPTIONS, selective=False, streams=[audio]))
     selective = cascade.generate(audio, Task("p", q, OPTIONS, selective=True, streams=[audio]))
-    assert general[0] in "ABDE" and general[0] != "C"
+    assert general[0] in "ABDE"   # an option, not C ("I don't know")
     assert selective.startswith("C.")
     monkeypatch.setattr(cascade, "general_min_support", cascade.min_support)   # the old rule, by setting
     assert cascade.generate(audio, Task("p", q, OPTIONS, selective=False, streams=[audio])).startswith("C.")

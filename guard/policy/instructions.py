@@ -90,9 +90,9 @@ RESTRICT = _any(
 SELF_IN = _any(
     r"\bnot even (?:\w+ ){0,2}?(?:me|mine|myself)\b|\bnot even (?:when|if) i\b|\bnot even i\b|\beven (?:when|if) i'?m the one\b|\bnot evenly\b",  # misheard
     r"\beven (?:to |with |around |from |for |in front of |before )?(?:me|myself)\b",
-    r"\b(?:and|but) not (?:to |with )?me\b|\bi (?:don'?t|do not|never) want to (?:hear|know)\b",
+    r"\b(?:(?:and|but) not|not (?:to|with)) me\b|\bi (?:don'?t|do not|never) want to (?:hear|know)\b",
     r"\b(?:including|includes|include) (?:me|myself)\b|\bme (?:included|too|neither|either)\b",
-    r"\bme either\b|\bnor (?:to |with )?me\b|\beven (?:if|when) i\b|\bnot (?:to|with) me\b",
+    r"\bme either\b|\bnor (?:to |with )?me\b|\beven (?:if|when) i\b",
     r"\b(?:me|myself)(?: this| that| it)? or (?:to |with )?(?:anyone|anybody)\b|\b(?:anyone|anybody) or (?:me|myself)\b",
     rf"{_NOT_NEGATED}\bforget\b|\bfrom your memory\b|\bgoes for me\b|\bmyself included\b",
     r"\bi (?:shouldn'?t|should not|mustn'?t|must not) hear\b|\b(?:from|to) me (?:as well|too)\b|\bi mean (?:from |to )?me\b|\bnot even the (?:person|one) (?:saying|telling|who)\b",
