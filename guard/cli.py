@@ -225,24 +225,26 @@ def voice_list(value: str) -> list[str]:
 def cmd_bench_generate(args) -> int:
     from pathlib import Path
 
-    if args.suite == "shbench":
-        from guard.bench.gen_shbench import generate
+    try:
+        if args.suite == "shbench":
+            from guard.bench.facts import load_facts
+            from guard.bench.gen_shbench import generate
 
-        q = generate(Path(args.out), n_scenes=args.scenes, seed=args.seed, variant=args.variant,
-                     fmt=args.format, layout=args.layout, voices=args.voices)
-    elif args.suite == "shbench-call":
-        from guard.bench.gen_call import generate as generate_call
+            facts = load_facts(Path(args.facts)) if args.facts else None
+            q = generate(Path(args.out), n_scenes=args.scenes, seed=args.seed, variant=args.variant,
+                         fmt=args.format, layout=args.layout, voices=args.voices, facts=facts)
+        elif args.suite == "shbench-call":
+            from guard.bench.gen_call import generate as generate_call
 
-        q = generate_call(Path(args.out), fmt=args.format, seed=args.seed)
-    else:
-        from guard.bench.gen_voxprivacy import generate as generate_vp
+            q = generate_call(Path(args.out), fmt=args.format, seed=args.seed)
+        else:
+            from guard.bench.gen_voxprivacy import generate as generate_vp
 
-        try:
             q = generate_vp(Path(args.out), seed=args.seed, variant=args.variant, voices=args.voices,
                             order=args.order, instructions=args.instructions, secrets=args.secrets)
-        except (OSError, ValueError) as e:
-            print(f"guard bench generate: {e}", file=sys.stderr)
-            return 2
+    except (OSError, ValueError) as e:
+        print(f"guard bench generate: {e}", file=sys.stderr)
+        return 2
     print(f"wrote {q}")
     return 0
 
@@ -364,6 +366,8 @@ def build_parser() -> argparse.ArgumentParser:
                     "phrasings (`nobody:` and `owner_only:` lists) spoken instead of the built-in ones")
     bp.add_argument("--secrets", help="VoxPrivacy: a YAML file of your own statements ({category: "
                     "[[statement, key, topic], ...], control: [...]}), each told and probed")
+    bp.add_argument("--facts", help="SH-Bench: a YAML file of your own topics ({topic: {says: [...], "
+                    "asks: [...], pool: [...]}}, `{x}` the value) instead of the built-in ones")
     bp.add_argument("--voices", type=voice_list, help="comma-separated voices to cast (default "
                     "awb,rms,slt,kal,ked; `heart` is a neural voice held out of all tuning)")
     bp.set_defaults(func=cmd_bench_generate)

@@ -11,6 +11,7 @@ from guard.bench.shbench import official_letter
 from guard.cli import main
 
 SUITE = Path(__file__).resolve().parents[1] / "benchmarks/suites/shbench-mini/questions.json"
+FACTS_2 = Path(__file__).resolve().parents[1] / "benchmarks/shbench_facts/facts_2.yaml"
 
 
 def test_shbench_replay_writes_official_format_and_reports(server, tmp_path):
@@ -52,6 +53,30 @@ def test_background_layout_puts_the_bystander_under_the_main_speaker(tmp_path):
                            "slt", ["Our neighbours are going on holiday to Portugal next month."])
     ref = sc.reference(len(sc.samples) // 160)
     assert (ref["slt"] & ref["awb"]).sum() > 0.6 * ref["slt"].sum()   # mostly under the main speaker
+
+
+def test_a_facts_file_of_your_own_topics_makes_the_suite(tmp_path):
+    from guard.bench.facts import load_facts
+
+    facts = load_facts(FACTS_2)
+    assert len(facts) >= 12 and all("{x}" in s for f in facts for s in f.says)
+    out = tmp_path / "suite"
+    assert main(["bench", "generate", "shbench", "--out", str(out), "--scenes", "2", "--seed", "5",
+                 "--facts", str(FACTS_2)]) == 0
+    rows = json.loads((out / "questions.json").read_text())
+    asks = {q: f for f in facts for q in f.asks}
+    assert len(rows) == 8 and all(r["question"] in asks and r["answer"] in asks[r["question"]].pool
+                                  for r in rows)
+    bad = tmp_path / "bad.yaml"
+    for text, says in (("a: {says: [x], asks: [q], pool: [1, 2, 3, 4]}", "at least 4 topics"),
+                       ("\n".join(f"t{i}: {{says: [no slot], asks: [q], pool: [a, b, c, d]}}" for i in range(4)),
+                        "slot"),
+                       ("\n".join(f"t{i}: {{says: ['{{x}}'], asks: [q], pool: [a, a, b, c]}}" for i in range(4)),
+                        "4 or more distinct")):
+        bad.write_text(text)
+        with pytest.raises(ValueError, match=says):
+            load_facts(bad)
+    assert main(["bench", "generate", "shbench", "--out", str(tmp_path / "no"), "--facts", str(bad)]) == 2
 
 
 def test_the_held_out_voice_is_cast_on_request_and_heard(tmp_path, monkeypatch):

@@ -59,7 +59,7 @@ def timed(*sentences: tuple[str, float]) -> Transcript:
     return Transcript(" ".join(line for line, _ in sentences), [], words)
 
 
-def test_a_detection_counts_in_selective_only_where_the_words_around_it_are_on_topic(cascade, monkeypatch):
+def test_a_detection_counts_in_selective_only_on_topic_and_beside_a_word_heard(cascade, monkeypatch):
     q = "What colour will the kitchen be?"
     heard = timed(("i usually take the early train to work on monday mornings", 0.0),
                   ("and we are going to paint the kitchen soon", 8.0))
@@ -68,11 +68,20 @@ def test_a_detection_counts_in_selective_only_where_the_words_around_it_are_on_t
     selective = Task("p", q, OPTIONS, selective=True, streams=[audio])
     # "blue" detected inside the sentence about trains: a false alarm. The transcript as a whole is about
     # the kitchen (its later sentence), which let such detections through before they were judged locally.
+    assert cascade.on_topic(heard, [("blue", 1.2, 1.5)], q, cascade.spot_min_relevance) == set()
+    assert cascade.on_topic(heard, [("blue", 10.7, 11.0)], q, cascade.spot_min_relevance) == {"blue"}
     monkeypatch.setattr(cascade, "asr", Heard(heard, [("blue", 1.2, 1.5)]))
     assert cascade.generate(audio, general).startswith("B.")      # GENERAL: a detection is evidence
-    assert not cascade.generate(audio, selective).startswith("B.")  # SELECTIVE: not where it was heard
+    assert cascade.generate(audio, selective).startswith("C.")    # SELECTIVE: I don't know
+    # right after "paint the kitchen", but no recogniser hypothesis says "blue": a detection alone is not
+    # evidence enough about what the main speaker said (decision 99: "may" and "watch" were false alarms
+    # beside sentences like the question, and answered bystanders' questions)
     monkeypatch.setattr(cascade, "asr", Heard(heard, [("blue", 10.7, 11.0)]))
-    assert cascade.generate(audio, selective).startswith("B.")    # right after "paint the kitchen"
+    assert cascade.generate(audio, selective).startswith("C.")
+    named = timed(("i usually take the early train to work on monday mornings", 0.0),
+                  ("and we are going to paint the kitchen blue soon", 8.0))
+    monkeypatch.setattr(cascade, "asr", Heard(named, [("blue", 10.7, 11.0)]))
+    assert cascade.generate(audio, selective).startswith("B.")
 
 
 def test_relevance_also_reads_the_runner_up_hypotheses(cascade):
@@ -141,10 +150,11 @@ def test_in_selective_an_option_nothing_heard_names_is_not_answered(cascade):
     likeness = cascade.support(heard, q, days[:3] + days[4:])   # GENERAL: likeness alone
     assert likeness.max() >= cascade.min_support                # would answer
     assert cascade.choose(heard, q, days, set(), 0.3).startswith("D.")   # SELECTIVE: I don't know
-    # named by what was heard, a keyword detection, or a runner-up: answered as before
+    # named by what was heard: answered as before; a keyword detection alone does not name it (decision 99)
     said = Transcript("every weekend my brother goes to play football the team meeting moved to friday")
     assert cascade.choose(said, q, days, set(), 0.3).startswith("B.")
-    assert cascade.choose(heard, q, days, {"monday"}, 0.3).startswith("E.")
+    assert cascade.choose(heard, q, days, {"monday"}, 0.3).startswith("D.")
+    assert cascade.choose(said, q, days, {"friday"}, 0.3).startswith("B.")
 
 
 def test_a_runner_up_word_beside_the_question_s_own_words_counts_in_selective(cascade):
@@ -243,3 +253,20 @@ def test_general_mode_answers_its_best_supported_option_where_selective_says_i_d
     monkeypatch.setattr(cascade, "general_min_support", 0.0)
     monkeypatch.setattr(cascade, "asr", Heard(Transcript(""), []))
     assert cascade.generate(audio, Task("p", q, OPTIONS, selective=False, streams=[audio])).startswith("C.")
+
+
+def test_words_said_inside_a_longer_option_name_the_longer_one(cascade):
+    from guard.backends.cascade import within_longer
+
+    q = "How old did the grandmother turn?"
+    ages = ["eighty two", "eighty", "seventy", "seventy five", "I do not have the information to answer the question"]
+    for said, letter in (("my grandmother turned eighty two last weekend", "A."),   # likeness alone said "eighty"
+                         ("last weekend my grandmother turned seventy five", "D."),
+                         ("my grandmother turned eighty last weekend", "B.")):
+        for selective in (True, False):
+            assert cascade.choose(Transcript(said), q, ages, set(), 0.3 if selective else 0.0,
+                                  selective=selective).startswith(letter), (said, selective)
+    # said on its own elsewhere too, the shorter option stays heard
+    assert within_longer("the jacket was seventy and she turned seventy five", ["seventy", "seventy five"]) == [
+        False, False]
+    assert within_longer("ember and oak", ["Ember and Oak", "Oak", "Blue Kettle"]) == [False, True, False]

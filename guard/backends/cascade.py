@@ -31,8 +31,11 @@
   fifteen", heard as "four fifteen", answered a bystander's plumber question with "four o'clock") have
   no times: they are judged by the whole transcript (its 1-best and first RELEVANCE_NBEST runner-ups),
   and a runner-up word also counts where its hypothesis has it within `beside_words` of one of the
-  question's own words. In SELECTIVE mode an option that nothing heard names (no word of it, no
-  detection) is not answered, however like the question its sentence is (decision 89).
+  question's own words. In SELECTIVE mode an option that no hypothesis names (no word of it in the
+  1-best, a runner-up that counts, or heard misspelt) is not answered, however like the question its
+  sentence is (decision 89), and a keyword detection alone does not name it: the keyword search
+  false-alarms on short words ("may", "watch") beside sentences like the question, and those were the
+  bystander answers it gave (decision 99); beside a word heard, a detection adds `spot_weight`.
 - Open questions: the transcript window that best answers the question (extractive), searched in
   what was heard and in the session memory the requester may hear (Task.context); with no window close
   enough, the closest memory line.
@@ -50,6 +53,25 @@ from guard.policy.answer import IDK_TEXT, LETTERS, idk_index
 
 RELEVANCE_NBEST = 3  # runner-up hypotheses also searched for relevance to the question (SELECTIVE mode)
 LOCAL_SECONDS = 2.0  # a keyword detection is judged by the 1-best words this close to it (SELECTIVE mode)
+
+
+def within_longer(heard: str, options: list[str]) -> list[bool]:
+    """Per option: whether `heard` says its words only inside a longer option's ("seventy" in "my
+    grandmother turned seventy five", both options). The 1-best words name the longer option there, not
+    both: with both counted as heard, likeness decided between them and took "seventy" and "eighty" for
+    "seventy five" and "eighty two" (decision 99)."""
+    said = text.words(heard)
+    seqs = [text.words(o) for o in options]
+
+    def spans(seq: list[str]) -> list[tuple[int, int]]:
+        return [(i, i + len(seq)) for i in range(len(said) - len(seq) + 1) if seq and said[i:i + len(seq)] == seq]
+
+    found = [spans(q) for q in seqs]
+    out = []
+    for k, mine in enumerate(found):
+        longer = [ab for j, theirs in enumerate(found) if len(seqs[j]) > len(seqs[k]) for ab in theirs]
+        out.append(bool(mine) and all(any(a <= x and y <= b for a, b in longer) for x, y in mine))
+    return out
 
 
 class CascadeBackend(Backend):
@@ -127,10 +149,12 @@ class CascadeBackend(Backend):
         """Per option, higher is better: how well what was heard supports it. `spotted`: keyword detections
         already judged (in SELECTIVE mode, by the words around them: `generate`). Runner-up words and
         partial matches count only when the transcript's best window is at least `min_relevance` similar
-        to the question. With `min_relevance` set (SELECTIVE mode) an option nothing heard names (no word of
-        it found, no detection) scores 0: sentence likeness alone answered bystander questions from the
+        to the question. With `min_relevance` set (SELECTIVE mode) an option no hypothesis names (no word of
+        it found) scores 0, detected or not: sentence likeness alone answered bystander questions from the
         main speaker's unrelated sentences ("every weekend my brother goes to play football" -> "the team
-        meets on Saturday"), and a guess is what SELECTIVE mode must not give."""
+        meets on Saturday"), a lone detection answered them from false alarms ("may" beside "my sister is
+        flying to Tokyo next week" for "when does the holiday start?"), and a guess is what SELECTIVE mode
+        must not give (decisions 89, 99)."""
         wins = self.windows(transcript.best)
         if not wins:
             return np.zeros(len(options))
@@ -155,12 +179,12 @@ class CascadeBackend(Backend):
             # ... or a place beside the question's own words in the hypothesis that holds it (decision 89)
             runner_up, misheard = [self.beside(h, asked) for h in transcript.nbest], set()
         out = []
-        for o, s, own, part in zip(options, sims, owns, partial):
+        for o, s, own, part, inside in zip(options, sims, owns, partial, within_longer(transcript.best, options)):
             if part and not weak_ok:
                 own = set()   # part of an option heard ("floor fifteen" -> "four fifteen" for "four o'clock")
             lexical = 0.0
             for w in own:
-                if w in heard:
+                if w in heard and not inside:
                     lexical += 1.0
                 else:
                     rank = next((r for r, h in enumerate(runner_up) if w in h), None)
@@ -169,8 +193,8 @@ class CascadeBackend(Backend):
                     lexical += 0.0 if rank is None else 0.7 / (1 + rank / 5)
             lexical = lexical / len(own) if own else 0.0
             found = self.spot_weight if o.lower().strip() in (spotted or set()) else 0.0
-            if min_relevance > 0 and not lexical and not found:
-                out.append(0.0)   # SELECTIVE: nothing heard names it; likeness alone is a guess (decision 89)
+            if min_relevance > 0 and not lexical:
+                out.append(0.0)   # SELECTIVE: no hypothesis names it; likeness or a detection alone is a guess
                 continue
             out.append(0.5 * max(0.0, float(s)) + 0.5 * lexical + found)
         return np.array(out)

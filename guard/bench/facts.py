@@ -1,11 +1,16 @@
 """Fact templates for generated suites: something a speaker says, and a question only it answers.
 
-Two template sets with different wording (`set_a`, `set_b`) so a suite can be regenerated with other
-phrasings. Option pools use common words an offline recogniser can hear.
+Each built-in fact has two wordings of what is said and of what is asked, so a suite can be regenerated
+with other phrasings (`variant`). Option pools use common words an offline recogniser can hear.
+`load_facts` reads topics of your own from YAML (`guard bench generate shbench --facts FILE`; held-out
+sets in benchmarks/shbench_facts/).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
 
 
 @dataclass(frozen=True)
@@ -54,6 +59,33 @@ FACTS = [
          ("When does the holiday start?", "In which month does the holiday begin?"),
          ("January", "March", "May", "July", "September", "November")),
 ]
+
+MIN_FACTS = 4   # a generated scene states four facts, each of another topic
+
+
+def load_facts(path: Path) -> list[Fact]:
+    """Facts from YAML, {topic: {says: [...], asks: [...], pool: [...]}}; ValueError naming what is wrong:
+    not YAML, fewer than four topics, a statement without its `{x}` slot, or a pool of fewer than four
+    distinct values (an answer and three distractors)."""
+    try:
+        data = yaml.safe_load(Path(path).read_text())
+    except yaml.YAMLError as e:
+        raise ValueError(f"{path}: not YAML ({e})") from e
+    if not isinstance(data, dict) or len(data) < MIN_FACTS:
+        raise ValueError(f"{path}: needs at least {MIN_FACTS} topics, each {{says, asks, pool}}")
+    facts = []
+    for key, entry in data.items():
+        lists = [entry.get(k) if isinstance(entry, dict) else None for k in ("says", "asks", "pool")]
+        if not all(isinstance(x, list) and x and all(isinstance(v, str) and v.strip() for v in x) for x in lists):
+            raise ValueError(f"{path}: {key}: needs non-empty `says`, `asks` and `pool` lists of strings")
+        says, asks, pool = lists
+        if not all("{x}" in line for line in says):
+            raise ValueError(f"{path}: {key}: every statement needs the slot {{x}} where the value is said")
+        if len(set(pool)) < 4:
+            raise ValueError(f"{path}: {key}: the pool needs 4 or more distinct values")
+        facts.append(Fact(str(key), tuple(says), tuple(asks), tuple(dict.fromkeys(pool))))
+    return facts
+
 
 IDK = "I do not have the information to answer the question"
 

@@ -3,7 +3,8 @@
 Each scene: a main speaker in front states facts; one or two bystanders, 10 dB lower and partly
 overlapping, state other facts (layout `background`: one bystander talks under the main speaker). Every
 fact becomes a 5-option question (answer, three distractors from its pool, the IDK option) in the
-official record format; `speaker` says who stated it.
+official record format; `speaker` says who stated it. The facts are the built-in ones or a list of your
+own (`facts`, read by guard.bench.facts.load_facts).
 """
 from __future__ import annotations
 
@@ -14,15 +15,16 @@ import numpy as np
 import soundfile as sf
 
 from guard import scenes
-from guard.bench.facts import DESCRIPTIONS, FACTS, IDK
+from guard.bench.facts import DESCRIPTIONS, FACTS, IDK, Fact
 
 
 def generate(out: Path, *, n_scenes: int = 20, seed: int = 0, variant: int = 0, fmt: str = "flac",
-             voices: list[str] | None = None, layout: str = "turns") -> Path:
+             voices: list[str] | None = None, layout: str = "turns", facts: list[Fact] | None = None) -> Path:
     """Writes OUT/questions.json and OUT/audio/*.{flac,wav}; returns the questions file. Layout `turns`:
     speakers take turns, overlapping at the changes; `background`: one bystander talks under the main
     speaker throughout (10 or 15 dB down), and the main speaker adds a sentence of small talk."""
     rng = np.random.default_rng(seed)
+    bank = facts or FACTS
     voices = list(voices or scenes.NATURAL)
     out = Path(out)
     (out / "audio").mkdir(parents=True, exist_ok=True)
@@ -30,9 +32,8 @@ def generate(out: Path, *, n_scenes: int = 20, seed: int = 0, variant: int = 0, 
     for i in range(n_scenes):
         speakers = list(rng.permutation(voices)[: 2 + (i % 3 == 2 and layout == "turns")])
         main, bystanders = speakers[0], speakers[1:]
-        facts = [FACTS[j] for j in rng.permutation(len(FACTS))[:4]]
         said = []
-        for k, f in enumerate(facts):
+        for k, f in enumerate(bank[j] for j in rng.permutation(len(bank))[:4]):
             who = main if k < 2 else bystanders[(k - 2) % len(bystanders)]
             value = str(rng.choice(f.pool))
             line = f.says[(variant + k) % len(f.says)].format(x=value)
