@@ -71,6 +71,8 @@ def test_a_facts_file_of_your_own_topics_makes_the_suite(tmp_path):
     for text, says in (("a: {says: [x], asks: [q], pool: [1, 2, 3, 4]}", "at least 4 topics"),
                        ("\n".join(f"t{i}: {{says: [no slot], asks: [q], pool: [a, b, c, d]}}" for i in range(4)),
                         "slot"),
+                       ("\n".join(f"t{i}: {{says: ['{{x}} at {{y}}'], asks: [q], pool: [a, b, c, d]}}"
+                                  for i in range(4)), "no other"),
                        ("\n".join(f"t{i}: {{says: ['{{x}}'], asks: [q], pool: [a, a, b, c]}}" for i in range(4)),
                         "4 or more distinct")):
         bad.write_text(text)

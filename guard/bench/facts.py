@@ -79,12 +79,21 @@ def load_facts(path: Path) -> list[Fact]:
         if not all(isinstance(x, list) and x and all(isinstance(v, str) and v.strip() for v in x) for x in lists):
             raise ValueError(f"{path}: {key}: needs non-empty `says`, `asks` and `pool` lists of strings")
         says, asks, pool = lists
-        if not all("{x}" in line for line in says):
-            raise ValueError(f"{path}: {key}: every statement needs the slot {{x}} where the value is said")
+        if not all("{x}" in line and _fills(line) for line in says):
+            raise ValueError(f"{path}: {key}: every statement needs the slot {{x}} where the value is said, "
+                             "and no other {...}")
         if len(set(pool)) < 4:
             raise ValueError(f"{path}: {key}: the pool needs 4 or more distinct values")
         facts.append(Fact(str(key), tuple(says), tuple(asks), tuple(dict.fromkeys(pool))))
     return facts
+
+
+def _fills(line: str) -> bool:
+    try:
+        line.format(x="value")
+    except (KeyError, IndexError, ValueError):
+        return False
+    return True
 
 
 IDK = "I do not have the information to answer the question"
