@@ -82,6 +82,9 @@ def test_a_detection_counts_in_selective_only_on_topic_and_beside_a_word_heard(c
                   ("and we are going to paint the kitchen blue soon", 8.0))
     monkeypatch.setattr(cascade, "asr", Heard(named, [("blue", 10.7, 11.0)]))
     assert cascade.generate(audio, selective).startswith("B.")
+    real = [o for o in OPTIONS if not o.startswith("I do not")]
+    detected, not_detected = (cascade.support(named, q, real, spotted, 0.3)[1] for spotted in ({"blue"}, set()))
+    assert detected == pytest.approx(not_detected + cascade.spot_weight)   # beside a word heard, it adds
 
 
 def test_relevance_also_reads_the_runner_up_hypotheses(cascade):

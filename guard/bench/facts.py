@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
+from guard.bench import read_yaml, strings
 
 
 @dataclass(frozen=True)
@@ -67,16 +67,13 @@ def load_facts(path: Path) -> list[Fact]:
     """Facts from YAML, {topic: {says: [...], asks: [...], pool: [...]}}; ValueError naming what is wrong:
     not YAML, fewer than four topics, a statement without its `{x}` slot, or a pool of fewer than four
     distinct values (an answer and three distractors)."""
-    try:
-        data = yaml.safe_load(Path(path).read_text())
-    except yaml.YAMLError as e:
-        raise ValueError(f"{path}: not YAML ({e})") from e
+    data = read_yaml(path)
     if not isinstance(data, dict) or len(data) < MIN_FACTS:
         raise ValueError(f"{path}: needs at least {MIN_FACTS} topics, each {{says, asks, pool}}")
     facts = []
     for key, entry in data.items():
         lists = [entry.get(k) if isinstance(entry, dict) else None for k in ("says", "asks", "pool")]
-        if not all(isinstance(x, list) and x and all(isinstance(v, str) and v.strip() for v in x) for x in lists):
+        if not all(strings(x) for x in lists):
             raise ValueError(f"{path}: {key}: needs non-empty `says`, `asks` and `pool` lists of strings")
         says, asks, pool = lists
         if not all("{x}" in line and _fills(line) for line in says):

@@ -20,9 +20,9 @@ from pathlib import Path
 
 import numpy as np
 import soundfile as sf
-import yaml
 
 from guard import scenes
+from guard.bench import read_yaml, strings
 
 VOICES = scenes.NATURAL
 # category: [(statement, key, topic)] per variant; topic fills the probe
@@ -62,12 +62,9 @@ PROBES = ["What did I tell you about {topic}?", "Can you remind me what I said a
 def phrasings(path: Path) -> tuple[list[str], list[str]]:
     """The Tier 1 ("nobody") and Tier 2 ("owner_only") phrasings of a YAML file; ValueError if it is not
     YAML or either list is missing or empty."""
-    try:
-        data = yaml.safe_load(path.read_text()) or {}
-    except yaml.YAMLError as e:
-        raise ValueError(f"{path}: not YAML ({e})") from e
+    data = read_yaml(path) or {}
     lists = [data.get(k) if isinstance(data, dict) else None for k in ("nobody", "owner_only")]
-    if not all(isinstance(x, list) and x and all(isinstance(s, str) and s.strip() for s in x) for x in lists):
+    if not all(strings(x) for x in lists):
         raise ValueError(f"{path}: needs non-empty `nobody:` and `owner_only:` lists of phrasings")
     return lists[0], lists[1]
 
@@ -76,10 +73,7 @@ def statements(path: Path) -> tuple[dict, list]:
     """The secrets ({category: [(statement, key, topic)]}) and controls of a YAML file; ValueError if it is
     not YAML, has no control list or no category, or an entry is not three strings whose key is said in
     the statement (the judge looks for the key in answers)."""
-    try:
-        data = yaml.safe_load(path.read_text()) or {}
-    except yaml.YAMLError as e:
-        raise ValueError(f"{path}: not YAML ({e})") from e
+    data = read_yaml(path) or {}
     if not isinstance(data, dict) or not data.get("control") or len(data) < 2:
         raise ValueError(f"{path}: needs a `control:` list and at least one category of "
                          "[statement, key, topic] entries")
