@@ -61,11 +61,54 @@ def content(text: str) -> set[str]:
     return {stem(w) for w in words(text) if w not in STOP and len(w) > 1}
 
 
+def past_only(text: str) -> set[str]:
+    """The stems `text` says only in a past form ("watched", never "watch"): a verb, which does not name
+    a plain word's option ("watch", decision 100)."""
+    w = words(text)
+    past = {stem(x) for x in w if x.endswith("ed") and stem(x) != x}
+    return past - {stem(x) for x in w if not x.endswith("ed")}
+
+
 def heard_forms(text: str) -> set[str]:
     """The stems of `text`'s words and of each two adjacent words run together ("casket ball" ->
     "casketball"): what `heard_close` compares an option's word with."""
     w = words(text)
     return {stem(x) for x in w} | {stem(a + b) for a, b in itertools.pairwise(w)}
+
+
+# Spelling to sound, crudely: what a recogniser that does not know a name writes for it ("Tomasz" as
+# "thomas", "Declan" as "dicklin" or "the clan") keeps its consonants' places and loses their voicing and
+# the vowels' quality. Digraphs first, then letters: voiced and voiceless pairs meet (d/t, b/p, g/k, v/f,
+# z/s), c and q become k (s before e, i, y), h goes, each run of vowels becomes one "a", doubles collapse.
+_DIGRAPHS = (("ph", "f"), ("th", "t"), ("ck", "k"), ("sch", "sk"), ("sh", "s"), ("ch", "k"), ("gh", ""),
+             ("wh", "w"), ("qu", "kw"), ("x", "ks"))
+_LETTERS = str.maketrans("bdgvzqjy", "ptkfskja")
+
+
+def sound_key(word: str) -> str:
+    """A key two spellings of one sound share ("tomasz", "thomas" -> "tamas"; "declan", "dicklin",
+    "theclan" -> "taklan"); compared whole, never by likeness."""
+    w = re.sub(r"[^a-z]", "", word.lower())
+    for a, b in _DIGRAPHS:
+        w = w.replace(a, b)
+    w = re.sub(r"c(?=[eiy])", "s", w).replace("c", "k").translate(_LETTERS).replace("h", "")
+    return re.sub(r"(.)\1+", r"\1", re.sub(r"[aeiou]+", "a", w))
+
+
+def sound_keys(text: str) -> set[str]:
+    """`sound_key` of each of `text`'s content words and of each two adjacent words run together, one of
+    them a content word ("the clan"; not "is on", which sounds like "Oisin")."""
+    w = words(text)
+    return ({sound_key(x) for x in w if x not in STOP}
+            | {sound_key(a + b) for a, b in itertools.pairwise(w) if a not in STOP or b not in STOP})
+
+
+def sounds_heard(word: str, keys: set[str], min_letters: int = 5, min_key: int = 4) -> bool:
+    """Whether `word` (an option's word as written, at least `min_letters` long) sounds like something in
+    `keys` (`sound_keys` of a transcript): the same key, at least `min_key` long (shorter keys match too
+    much: "Priya" -> "pra")."""
+    k = sound_key(word)
+    return len(word) >= min_letters and len(k) >= min_key and k in keys
 
 
 def heard_close(word: str, heard: set[str], min_ratio: float, min_letters: int = 7) -> bool:

@@ -142,6 +142,46 @@ def test_a_misheard_option_counts_as_weak_evidence(cascade):
     assert not cascade.choose(other, q2, options, set(), 0.3).startswith("C.")
 
 
+def test_a_name_heard_as_it_sounds_counts_as_weak_evidence(cascade):
+    from guard import text
+
+    keys = text.sound_keys("our new neighbor's name is thomas the new neighbour introduced herself as the clan")
+    assert text.sounds_heard("Tomasz", keys) and text.sounds_heard("Declan", keys)   # "the clan" run together
+    assert not text.sounds_heard("Fatima", keys) and not text.sounds_heard("Margaret", keys)
+    assert not text.sounds_heard("Priya", text.sound_keys("they prayed"))   # key "pra": too short to trust
+    assert not text.sounds_heard("nine", text.sound_keys("no name"))        # under 5 letters
+    assert not text.sounds_heard("Oisin", text.sound_keys("the bakery is on harrow street"))   # "is on": no content
+    assert text.sounds_heard("Oisin", text.sound_keys("my nephew oaisen is coming to stay"))
+    # the recogniser's "thomas" (tiny.en and base on the held-out voice, decision 100) for "Tomasz"
+    q = "What is the name of the new neighbour?"
+    names = ["Declan", "Tomasz", "Fatima", "Priya", "I do not have the information to answer the question"]
+    heard = Transcript("i got my mother a watch for her birthday our new neighbor's name is thomas")
+    assert cascade.choose(heard, q, names, set(), 0.3).startswith("B.")            # SELECTIVE
+    off = object.__new__(CascadeBackend)
+    off.__dict__.update(cascade.__dict__, sound_alike=False)
+    assert off.choose(heard, q, names, set(), 0.3).startswith("E.")   # without it: I don't know
+    # off the question's topic, a name that sounds heard is weak evidence that does not count
+    other = Transcript("thomas brought the cake and we sang in the garden")
+    assert cascade.choose(other, "Which city is the sister flying to?",
+                          ["Tomasz City", "Paris", "Madrid", "Oslo", names[4]], set(), 0.3).startswith("E.")
+
+
+def test_a_number_heard_inside_a_longer_number_and_a_past_form_name_no_option(cascade):
+    # the main speaker's words, gated; each question is a bystander's (decision 100)
+    idk = "I do not have the information to answer the question"
+    heard = Transcript("last night we watched a film called red harbor we celebrated my grandmother turning "
+                       "eighty two")
+    prices = ["thirty", "forty", "eighty", "sixty", idk]
+    assert cascade.choose(heard, "How much did the new jacket cost?", prices, set(), 0.3).startswith("E.")
+    gifts = ["scarf", "book", "watch", "vase", idk]
+    q = "What gift did the speaker buy for their mother's birthday?"
+    assert cascade.choose(heard, q, gifts, set(), 0.3).startswith("E.")
+    # said plainly, both are still heard
+    said = Transcript("i paid eighty dollars for my new jacket and i bought my mother a watch")
+    assert cascade.choose(said, "How much did the new jacket cost?", prices, set(), 0.3).startswith("C.")
+    assert cascade.choose(said, q, gifts, set(), 0.3).startswith("C.")
+
+
 def test_in_selective_an_option_nothing_heard_names_is_not_answered(cascade):
     # A background-layout scene's gated audio as Whisper heard it: the main speaker's own sentences. The
     # bystander's question about the meeting has four weekdays; MiniLM likeness puts "Saturday" a shade

@@ -14,7 +14,8 @@
   sliding windows of the transcript, plus the share of the option's own content words found in the
   1-best (full credit) or only in the N-best or heard misspelt in the 1-best (partial credit, less for
   lower ranks; misspelt: a word of 7+ letters within `misheard_ratio` of a 1-best word or of two run
-  together, "casket ball" for "basketball", decision 78), plus `spot_weight`
+  together, "casket ball" for "basketball", decision 78; or a word of 5+ letters that sounds like one,
+  `text.sound_key`: "thomas" for "Tomasz", "the clan" for "Declan", decision 100), plus `spot_weight`
   when the recogniser's keyword search detects the option in the audio (it finds words the 1-best
   misses). In SELECTIVE mode the best option wins when its support clears `min_support`; otherwise "I
   don't know". In GENERAL mode the floor is `general_min_support` (0: the best-supported option whenever
@@ -43,6 +44,8 @@ Nothing here downloads anything.
 """
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from guard import text
@@ -55,21 +58,29 @@ RELEVANCE_NBEST = 3  # runner-up hypotheses also searched for relevance to the q
 LOCAL_SECONDS = 2.0  # a keyword detection is judged by the 1-best words this close to it (SELECTIVE mode)
 
 
+TENS = frozenset(["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"])
+UNITS = frozenset(["one", "two", "three", "four", "five", "six", "seven", "eight", "nine"])
+
+
 def within_longer(heard: str, options: list[str]) -> list[bool]:
     """Per option: whether `heard` says its words only inside a longer option's ("seventy" in "my
-    grandmother turned seventy five", both options). The 1-best words name the longer option there, not
-    both: with both counted as heard, likeness decided between them and took "seventy" and "eighty" for
-    "seventy five" and "eighty two" (decision 99)."""
+    grandmother turned seventy five", both options) or a longer number's ("eighty" in "eighty two",
+    whether or not that is an option). The 1-best words name the longer one there, not both: with both
+    counted as heard, likeness decided between them and took "seventy" and "eighty" for "seventy five"
+    and "eighty two" (decision 99), and a bystander's "how much did the jacket cost?" was answered
+    "eighty" from the main speaker's "my grandmother turned eighty two" (decision 100)."""
     said = text.words(heard)
     seqs = [text.words(o) for o in options]
 
     def spans(seq: list[str]) -> list[tuple[int, int]]:
         return [(i, i + len(seq)) for i in range(len(said) - len(seq) + 1) if seq and said[i:i + len(seq)] == seq]
 
+    numbers = [(i, i + 2) for i, (a, b) in enumerate(itertools.pairwise(said)) if a in TENS and b in UNITS]
     found = [spans(q) for q in seqs]
     out = []
     for k, mine in enumerate(found):
         longer = [ab for j, theirs in enumerate(found) if len(seqs[j]) > len(seqs[k]) for ab in theirs]
+        longer += [ab for ab in numbers if len(seqs[k]) < 2]
         out.append(bool(mine) and all(any(a <= x and y <= b for a, b in longer) for x, y in mine))
     return out
 
@@ -80,7 +91,7 @@ class CascadeBackend(Backend):
     def __init__(self, min_support: float = 0.2, window_words: int = 12, spot_weight: float = 0.3,
                  spot_threshold: float = 1e-10, spot_min_relevance: float = 0.3, whisper: str = BUNDLED_BASE,
                  misheard_ratio: float = 0.85, beside_words: int = 4, second_whisper: str = BUNDLED,
-                 general_min_support: float = 0.0):
+                 general_min_support: float = 0.0, sound_alike: bool = True):
         from guard.hearing.whisper import shared
 
         lead = shared(whisper)
@@ -92,7 +103,7 @@ class CascadeBackend(Backend):
         self.window_words = window_words
         self.spot_weight, self.spot_threshold = spot_weight, spot_threshold
         self.spot_min_relevance = spot_min_relevance
-        self.misheard_ratio = misheard_ratio
+        self.misheard_ratio, self.sound_alike = misheard_ratio, sound_alike
         self.beside_words = beside_words
 
     @staticmethod
@@ -169,6 +180,10 @@ class CascadeBackend(Backend):
         forms = text.heard_forms(transcript.best) if self.misheard_ratio > 0 else set()
         misheard = {w for own in owns for w in own - heard   # heard misspelt ("casket ball")
                     if text.heard_close(w, forms, self.misheard_ratio)}
+        if self.sound_alike:   # a name heard as it sounds ("tomasz" as "thomas")
+            keys = text.sound_keys(transcript.best)
+            misheard |= {text.stem(w) for o, own in zip(options, owns) for w in text.words(o)
+                         if text.stem(w) in own - heard and text.sounds_heard(w, keys)}
         weak_ok = True   # weak evidence counts
         if min_relevance > 0 and (runner_up or any(partial) or misheard):
             # The recogniser garbles: a runner-up hypothesis may be the one that is about the question.
@@ -178,13 +193,15 @@ class CascadeBackend(Backend):
         if not weak_ok:   # weak evidence ("buy cheese" -> "five g's") needs relevance
             # ... or a place beside the question's own words in the hypothesis that holds it (decision 89)
             runner_up, misheard = [self.beside(h, asked) for h in transcript.nbest], set()
+        past = text.past_only(transcript.best)
         out = []
         for o, s, own, part, inside in zip(options, sims, owns, partial, within_longer(transcript.best, options)):
             if part and not weak_ok:
                 own = set()   # part of an option heard ("floor fifteen" -> "four fifteen" for "four o'clock")
+            plain = {x for x in text.words(o) if text.stem(x) == x}   # "watch", not "watched" or "hiking"
             lexical = 0.0
             for w in own:
-                if w in heard and not inside:
+                if w in heard and not inside and not (w in past and w in plain):
                     lexical += 1.0
                 else:
                     rank = next((r for r, h in enumerate(runner_up) if w in h), None)
