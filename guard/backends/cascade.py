@@ -51,15 +51,16 @@ import numpy as np
 from guard import text
 from guard.backends.base import Backend, Task
 from guard.hearing.asr import Transcriber, Transcript
-from guard.hearing.whisper import BUNDLED, BUNDLED_BASE
+from guard.hearing.whisper import BUNDLED, BUNDLED_BASE, ONES
+from guard.hearing.whisper import TENS as TENS_WORDS
 from guard.policy.answer import IDK_TEXT, LETTERS, idk_index
 
 RELEVANCE_NBEST = 3  # runner-up hypotheses also searched for relevance to the question (SELECTIVE mode)
 LOCAL_SECONDS = 2.0  # a keyword detection is judged by the 1-best words this close to it (SELECTIVE mode)
 
 
-TENS = frozenset(["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"])
-UNITS = frozenset(["one", "two", "three", "four", "five", "six", "seven", "eight", "nine"])
+TENS = frozenset(TENS_WORDS[2:])   # "twenty" .. "ninety"
+UNITS = frozenset(ONES[1:10])      # "one" .. "nine"
 
 
 def within_longer(heard: str, options: list[str]) -> list[bool]:
