@@ -215,7 +215,7 @@ class GuardService:
                 d = self._hear(a.samples, household, timer) if self.hearing else None
                 streams, main = [], None
                 if d is not None:
-                    main = selective.choose_main(d, self.settings.policy).track
+                    main = selective.choose_main(d, self.settings.policy, a.samples).track
                     resp.speakers.extend(self._speakers_pb(d))
                     streams = [self._isolate(a.samples, d, t) for t in d.tracks]
                 model_audio = a.samples
@@ -271,7 +271,7 @@ class GuardService:
         d = self._hear(samples, household, timer)
         t = time.perf_counter()
         try:
-            choice = selective.choose_main(d, self.settings.policy)
+            choice = selective.choose_main(d, self.settings.policy, samples)
             if choice.track is None:
                 resp.speakers.extend(self._speakers_pb(d))
                 raise Refusal(pb.NO_SPEECH, "no voice spoke long enough to be the main speaker")

@@ -72,33 +72,54 @@ def past_only(text: str) -> set[str]:
 def heard_forms(text: str) -> set[str]:
     """The stems of `text`'s words and of each two adjacent words run together ("casket ball" ->
     "casketball"): what `heard_close` compares an option's word with."""
-    w = words(text)
+    w = spelled(words(text))
     return {stem(x) for x in w} | {stem(a + b) for a, b in itertools.pairwise(w)}
+
+
+def spelled(w: list[str]) -> list[str]:
+    """`w` with each run of three or more single letters joined into one word: a recogniser spells out a
+    name it does not know ("d m i d r i" for "Dmitri")."""
+    out: list[str] = []
+    for one, run in itertools.groupby(w, key=lambda x: len(x) == 1 and x.isalpha()):
+        run = list(run)
+        out += ["".join(run)] if one and len(run) >= 3 else run
+    return out
 
 
 # Spelling to sound, crudely: what a recogniser that does not know a name writes for it ("Tomasz" as
 # "thomas", "Declan" as "dicklin" or "the clan") keeps its consonants' places and loses their voicing and
-# the vowels' quality. Digraphs first, then letters: voiced and voiceless pairs meet (d/t, b/p, g/k, v/f,
-# z/s), c and q become k (s before e, i, y), h goes, each run of vowels becomes one "a", doubles collapse.
+# the vowels' quality. A final "e" after a consonant is silent in English spelling ("marlowe"; a final
+# "le" there is "el": "handle"); then digraphs, then letters: voiced and voiceless pairs meet (d/t, b/p,
+# g/k, v/f, z/s), c and q become k (s before e, i, y), h goes, a w before no vowel goes ("marlow",
+# "write"), each run of vowels becomes one "a", doubles collapse.
 _DIGRAPHS = (("ph", "f"), ("th", "t"), ("ck", "k"), ("sch", "sk"), ("sh", "s"), ("ch", "k"), ("gh", ""),
              ("wh", "w"), ("qu", "kw"), ("x", "ks"))
 _LETTERS = str.maketrans("bdgvzqjy", "ptkfskja")
+LONG_KEY = 7   # keys this long may differ in one sound (`sounds_heard`)
 
 
-def sound_key(word: str) -> str:
+def sound_key(word: str, silent_e: bool = True, soft_g: bool = False) -> str:
     """A key two spellings of one sound share ("tomasz", "thomas" -> "tamas"; "declan", "dicklin",
-    "theclan" -> "taklan"); compared whole, never by likeness."""
+    "theclan" -> "taklan"). A name need not follow English spelling, so an option's word is also read
+    with its final e sounded (`silent_e=False`: "Achebe", heard "a chabie") and with a g before e, i or y
+    soft (`soft_g`: "Geoffrey", heard "jeffrey"; not "get")."""
     w = re.sub(r"[^a-z]", "", word.lower())
+    if silent_e and len(w) > 3:   # a final "le" after a consonant is a syllable: "handle" as "handel"
+        w = re.sub(r"(?<=[^aeiouy])e$", "", re.sub(r"(?<=[^aeiouy])le$", "el", w))
     for a, b in _DIGRAPHS:
         w = w.replace(a, b)
+    if soft_g:
+        w = re.sub(r"g(?=[eiy])", "j", w)
     w = re.sub(r"c(?=[eiy])", "s", w).replace("c", "k").translate(_LETTERS).replace("h", "")
+    w = re.sub(r"w(?![aeiou])", "", w)
     return re.sub(r"(.)\1+", r"\1", re.sub(r"[aeiou]+", "a", w))
 
 
 def sound_keys(text: str) -> set[str]:
     """`sound_key` of each of `text`'s content words and of each two adjacent words run together, one of
-    them a content word ("the clan"; not "is on", which sounds like "Oisin")."""
-    w = words(text)
+    them a content word ("the clan"; not "is on", which sounds like "Oisin"); spelled-out letters are
+    one word (`spelled`)."""
+    w = spelled(words(text))
     return ({sound_key(x) for x in w if x not in STOP}
             | {sound_key(a + b) for a, b in itertools.pairwise(w) if a not in STOP or b not in STOP})
 
@@ -106,9 +127,19 @@ def sound_keys(text: str) -> set[str]:
 def sounds_heard(word: str, keys: set[str], min_letters: int = 5, min_key: int = 4) -> bool:
     """Whether `word` (an option's word as written, at least `min_letters` long) sounds like something in
     `keys` (`sound_keys` of a transcript): the same key, at least `min_key` long (shorter keys match too
-    much: "Priya" -> "pra")."""
-    k = sound_key(word)
-    return len(word) >= min_letters and len(k) >= min_key and k in keys
+    much: "Priya" -> "pra"), or a key of LONG_KEY or more that differs in one sound, not the first
+    ("lindqvist" -> "lantkfast", "lindquist" -> "lantkwast"). A sound more or less, or a different first
+    one, matched words in a garbled transcript ("chestnut" -> "kastnat", "last night" -> "lastnat";
+    "fatima" -> "fatama", "freedom i" -> "fratama"; decision 101)."""
+    if len(word) < min_letters:
+        return False
+    for k in {sound_key(word, e, g) for e in (True, False) for g in (False, True)}:
+        if len(k) >= min_key and k in keys:
+            return True
+        if len(k) >= LONG_KEY and any(len(h) == len(k) and h[0] == k[0]
+                                      and sum(a != b for a, b in zip(h, k)) == 1 for h in keys):
+            return True
+    return False
 
 
 def heard_close(word: str, heard: set[str], min_ratio: float, min_letters: int = 7) -> bool:

@@ -166,6 +166,30 @@ def test_a_name_heard_as_it_sounds_counts_as_weak_evidence(cascade):
                           ["Tomasz City", "Paris", "Madrid", "Oslo", names[4]], set(), 0.3).startswith("E.")
 
 
+def test_a_name_spelled_out_or_heard_in_a_runner_up_counts_as_weak_evidence(cascade):
+    from guard import text
+
+    assert text.spelled(text.words("my nephew d m i d r i is here i am")) == ["my", "nephew", "dmidri", "is",
+                                                                           "here", "i", "am"]
+    assert text.sounds_heard("Dmitri", text.sound_keys("my nephew d m i d r i is coming"))   # d/t meet
+    assert text.sounds_heard("Marlowe", text.sound_keys("our new puppy is called marlo"))    # silent e, w
+    assert text.sounds_heard("Achebe", text.sound_keys("a novel by a chabie"))   # a name's final e sounded
+    assert text.sounds_heard("Geoffrey", text.sound_keys("my manager is called jeffrey"))    # soft g
+    assert text.sounds_heard("Lindqvist", text.sound_keys("mr lindquist"))   # long keys one sound apart
+    assert not text.sounds_heard("Lindqvist", text.sound_keys("mr lindsay"))
+    assert not text.sounds_heard("Comets", text.sound_keys("he paid a commission"))
+    # The held-out voice's teacher sentence (seed 412): the 1-best's "linquist" is two sounds off, the
+    # first runner-up's "lindquist" one: weak evidence at that runner-up's rank
+    q = "Who is the daughter's teacher?"
+    names = ["Patel", "Lindqvist", "Brennan", "Moreau", "I do not have the information to answer the question"]
+    heard = Transcript("last month my brother moved to worcester my daughter's teacher is mr linquist",
+                       ["last month my brother moved to worcester my daughter's teacher is mr lindquist"])
+    assert cascade.choose(heard, q, names, set(), 0.3).startswith("B.")
+    assert cascade.choose(Transcript(heard.best), q, names, set(), 0.3).startswith("E.")   # 1-best alone
+    # off the question's topic it is weak evidence that does not count
+    assert cascade.choose(heard, "What name did they give the new puppy?",
+                          ["Pepper", "Lindqvist", "Ziggy", "Biscuit", names[4]], set(), 0.3).startswith("E.")
+
 def test_a_number_heard_inside_a_longer_number_and_a_past_form_name_no_option(cascade):
     # the main speaker's words, gated; each question is a bystander's (decision 100)
     idk = "I do not have the information to answer the question"

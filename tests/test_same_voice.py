@@ -64,3 +64,26 @@ def test_silence_joins_nothing():
     x[np.repeat(d.tracks[1].frames, FRAME)[:len(x)]] = 0.0   # no pitch to compare
     j, main, joined = selective.join_same_voice(x, d, d.tracks[0], PolicySettings())
     assert j is d and main is d.tracks[0] and joined == ()
+
+
+def test_the_foreground_speaker_counts_its_split_off_stretches():
+    """Decision 101: diarization split the main voice in two (1.16 and 1.00 s of the louder half) and a
+    third track, another voice, held 1.27 s. With the audio, a track's own stretches count together."""
+    def scene(third_voice: str):
+        parts = [scenes.level(scenes.tts("awb", FIRST), -20.0), scenes.level(scenes.tts("kal", SECOND), -22.0),
+                 scenes.level(scenes.tts(third_voice, SECOND), -21.0)]
+        x = np.concatenate(parts).astype(np.float32)
+        n = len(x) // FRAME
+        edges = np.cumsum([0] + [len(p) // FRAME for p in parts])
+        tracks = []
+        for k, (p, fg) in enumerate(zip(parts, (1.16, 1.27, 1.0))):
+            frames = np.zeros(n, bool)
+            frames[edges[k]:edges[k + 1]] = True
+            tracks.append(Track(f"S{k + 1}", frames, np.zeros(4), len(p) / 16000, dbfs(p), foreground_seconds=fg))
+        return x[:n * FRAME], Diarization(n, np.ones(n, bool), np.zeros(n, bool), tracks)
+
+    x, d = scene("awb")
+    assert selective.choose_main(d, PolicySettings()).track.label == "S2"       # by its own tracks alone
+    assert selective.choose_main(d, PolicySettings(), x).track.label == "S1"    # S1 and S3 are one voice
+    x, d = scene("slt")   # the third track another voice: nothing joins
+    assert selective.choose_main(d, PolicySettings(), x).track.label == "S2"

@@ -15,7 +15,9 @@
   1-best (full credit) or only in the N-best or heard misspelt in the 1-best (partial credit, less for
   lower ranks; misspelt: a word of 7+ letters within `misheard_ratio` of a 1-best word or of two run
   together, "casket ball" for "basketball", decision 78; or a word of 5+ letters that sounds like one,
-  `text.sound_key`: "thomas" for "Tomasz", "the clan" for "Declan", decision 100), plus `spot_weight`
+  `text.sound_key`: "thomas" for "Tomasz", "the clan" for "Declan", decision 100, "d m i d r i" for
+  "Dmitri", "jeffrey" for "Geoffrey"; misspelt or sounding alike in one of the first RELEVANCE_NBEST
+  runner-ups, at that runner-up's rank, decision 101), plus `spot_weight`
   when the recogniser's keyword search detects the option in the audio (it finds words the 1-best
   misses). In SELECTIVE mode the best option wins when its support clears `min_support`; otherwise "I
   don't know". In GENERAL mode the floor is `general_min_support` (0: the best-supported option whenever
@@ -178,13 +180,7 @@ class CascadeBackend(Backend):
         sims = (emb_o @ emb_w.T).max(axis=1)
         owns = [text.content(o) - asked for o in options]
         partial = [0 < len(own & heard) < len(own) for own in owns]   # some, not all, of an option heard
-        forms = text.heard_forms(transcript.best) if self.misheard_ratio > 0 else set()
-        misheard = {w for own in owns for w in own - heard   # heard misspelt ("casket ball")
-                    if text.heard_close(w, forms, self.misheard_ratio)}
-        if self.sound_alike:   # a name heard as it sounds ("tomasz" as "thomas")
-            keys = text.sound_keys(transcript.best)
-            misheard |= {text.stem(w) for o, own in zip(options, owns) for w in text.words(o)
-                         if text.stem(w) in own - heard and text.sounds_heard(w, keys)}
+        misheard = self.misheard(transcript, options, owns, heard)
         weak_ok = True   # weak evidence counts
         if min_relevance > 0 and (runner_up or any(partial) or misheard):
             # The recogniser garbles: a runner-up hypothesis may be the one that is about the question.
@@ -193,7 +189,7 @@ class CascadeBackend(Backend):
             weak_ok = float((self.embed([question]) @ emb_r.T).max()) >= min_relevance
         if not weak_ok:   # weak evidence ("buy cheese" -> "five g's") needs relevance
             # ... or a place beside the question's own words in the hypothesis that holds it (decision 89)
-            runner_up, misheard = [self.beside(h, asked) for h in transcript.nbest], set()
+            runner_up, misheard = [self.beside(h, asked) for h in transcript.nbest], {}
         past = text.past_only(transcript.best)
         out = []
         for o, s, own, part, inside in zip(options, sims, owns, partial, within_longer(transcript.best, options)):
@@ -206,8 +202,8 @@ class CascadeBackend(Backend):
                     lexical += 1.0
                 else:
                     rank = next((r for r, h in enumerate(runner_up) if w in h), None)
-                    if rank is None and w in misheard:
-                        rank = 0   # weak evidence, as a runner-up word
+                    if w in misheard:   # weak evidence, as a runner-up word
+                        rank = misheard[w] if rank is None else min(rank, misheard[w])
                     lexical += 0.0 if rank is None else 0.7 / (1 + rank / 5)
             lexical = lexical / len(own) if own else 0.0
             found = self.spot_weight if o.lower().strip() in (spotted or set()) else 0.0
@@ -216,6 +212,24 @@ class CascadeBackend(Backend):
                 continue
             out.append(0.5 * max(0.0, float(s)) + 0.5 * lexical + found)
         return np.array(out)
+
+    def misheard(self, transcript: Transcript, options: list[str], owns: list[set[str]],
+                 heard: set[str]) -> dict[str, int]:
+        """The options' content stems not in the 1-best but heard misspelt ("casket ball" for "basketball",
+        `misheard_ratio`) or as they sound (`sound_alike`: "thomas" for "Tomasz", "d m i d r i" for
+        "Dmitri"), each with the rank it counts at as a runner-up word: 0 in the 1-best, r + 1 in the r-th
+        of the first RELEVANCE_NBEST runner-ups ("lindquist" for "Lindqvist")."""
+        out: dict[str, int] = {}
+        for rank, said in enumerate([transcript.best, *transcript.nbest[:RELEVANCE_NBEST]]):
+            forms = text.heard_forms(said) if self.misheard_ratio > 0 else set()
+            keys = text.sound_keys(said) if self.sound_alike else set()
+            for o, own in zip(options, owns):
+                for w in text.words(o):
+                    s = text.stem(w)
+                    if s in own - heard and s not in out and (
+                            text.heard_close(s, forms, self.misheard_ratio) or text.sounds_heard(w, keys)):
+                        out[s] = rank
+        return out
 
     def beside(self, hypothesis: str, asked: set[str]) -> set[str]:
         """The content stems of `hypothesis` within `beside_words` words of one of the question's content

@@ -4,13 +4,14 @@ Main-speaker rule (the response names which one decided):
 - ENROLLED: enrolled household voices are present -> the one with most speech among them.
 - SOLE_SPEAKER: one voice heard.
 - FOREGROUND: otherwise the foreground voice: the one holding most of the recording's louder half of
-  speech (`Track.foreground_seconds`; more speech, then the louder, breaks a tie). A voice far behind the
-  others holds none of it, however long it talks; two voices at one level share it by how much each
-  says. Counting loud frames rather than comparing whole tracks also holds where diarization mixed two
-  voices into one track: on a recorded call (real people the embedder confuses) the quieter person's
-  track, holding some of the main speaker's words too, was longer than the main speaker's and within
-  6 dB of it by its mean level, and the old rule (most speech among the tracks within 6 dB of the
-  loudest) chose it (decision 83).
+  speech (`Track.foreground_seconds`, with the audio counted together with the tracks
+  `join_same_voice` takes for its own: decision 101; more speech, then the louder, breaks a tie). A
+  voice far behind the others holds none of it, however long it talks; two voices at one level share
+  it by how much each says. Counting loud frames rather than comparing whole tracks also holds where
+  diarization mixed two voices into one track: on a recorded call (real people the embedder confuses)
+  the quieter person's track, holding some of the main speaker's words too, was longer than the main
+  speaker's and within 6 dB of it by its mean level, and the old rule (most speech among the tracks
+  within 6 dB of the loudest) chose it (decision 83).
 Gating: frames of the main speaker alone pass; every other frame is silenced. Overlapped frames (main
 and someone else) are split (the default), dropped, or attenuated by `overlap_attenuation_db`, by config.
 Split: of an overlapped stretch next to the main speaker's own speech, the loud part on that side passes
@@ -92,7 +93,11 @@ class MainChoice:
     rule: int  # pb.MainRule
 
 
-def choose_main(d: Diarization, settings: PolicySettings) -> MainChoice:
+def choose_main(d: Diarization, settings: PolicySettings, samples: np.ndarray | None = None) -> MainChoice:
+    """The main speaker (module docstring). With `samples`, a track's foreground counts together with the
+    tracks `join_same_voice` would join to it: diarization split a held-out main voice into two tracks
+    (1.16 and 1.00 s of the louder half), and a third track, a bystander with some of the main speaker's
+    words, held 1.27 s and was chosen (decision 101)."""
     candidates = [t for t in d.tracks if t.speech_seconds >= settings.min_main_seconds]
     if not candidates:
         return MainChoice(None, pb.MAIN_RULE_UNSPECIFIED)
@@ -101,7 +106,16 @@ def choose_main(d: Diarization, settings: PolicySettings) -> MainChoice:
         return MainChoice(max(enrolled, key=lambda t: (t.speech_seconds, t.loudness_dbfs)), pb.ENROLLED)
     if len(candidates) == 1:
         return MainChoice(candidates[0], pb.SOLE_SPEAKER)
-    return MainChoice(max(candidates, key=lambda t: (t.foreground_seconds, t.speech_seconds, t.loudness_dbfs)),
+    def foreground(t: Track) -> float:
+        if samples is None:
+            return t.foreground_seconds
+        # join_same_voice: at t's pitch and not quieter than t by same_voice_db; here not louder by it
+        # either (a quiet bystander would count the main speaker's speech as its own)
+        joined = set(join_same_voice(samples, d, t, settings)[2])
+        return t.foreground_seconds + sum(u.foreground_seconds for u in d.tracks if u.label in joined
+                                          and u.loudness_dbfs <= t.loudness_dbfs + settings.same_voice_db)
+
+    return MainChoice(max(candidates, key=lambda t: (foreground(t), t.speech_seconds, t.loudness_dbfs)),
                       pb.FOREGROUND)
 
 
