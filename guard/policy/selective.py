@@ -106,12 +106,14 @@ def choose_main(d: Diarization, settings: PolicySettings, samples: np.ndarray | 
         return MainChoice(max(enrolled, key=lambda t: (t.speech_seconds, t.loudness_dbfs)), pb.ENROLLED)
     if len(candidates) == 1:
         return MainChoice(candidates[0], pb.SOLE_SPEAKER)
+    pitch: dict[str, float] = {}   # each track's pitch, measured once for all candidates
+
     def foreground(t: Track) -> float:
         if samples is None:
             return t.foreground_seconds
         # join_same_voice: at t's pitch and not quieter than t by same_voice_db; here not louder by it
         # either (a quiet bystander would count the main speaker's speech as its own)
-        joined = set(join_same_voice(samples, d, t, settings)[2])
+        joined = set(join_same_voice(samples, d, t, settings, pitch)[2])
         return t.foreground_seconds + sum(u.foreground_seconds for u in d.tracks if u.label in joined
                                           and u.loudness_dbfs <= t.loudness_dbfs + settings.same_voice_db)
 
@@ -208,23 +210,30 @@ def indistinct(d: Diarization, main: Track, threshold: float, min_seconds: float
     return max(close, key=lambda tc: tc[1]) if close else None
 
 
-def join_same_voice(samples: np.ndarray, d: Diarization, main: Track,
-                    settings: PolicySettings) -> tuple[Diarization, Track, tuple[str, ...]]:
+def join_same_voice(samples: np.ndarray, d: Diarization, main: Track, settings: PolicySettings,
+                    pitch: dict[str, float] | None = None) -> tuple[Diarization, Track, tuple[str, ...]]:
     """(the diarization with the main speaker's split-off stretches joined to its track, that track, the
     labels joined to it). Diarization can
     hear one voice as two: the main speaker alone and the main speaker with a voice under it, or one
     sentence apart from the rest. A track no more than `same_voice_db` quieter than the main speaker's,
     at its pitch (median F0 within `same_voice_semitones`), is taken for the main speaker's own; a
     bystander sits behind the main speaker or at another pitch. Not when identities are enrolled: then
-    verification has said whose voice each track is. Unknown pitch joins nothing."""
+    verification has said whose voice each track is. Unknown pitch joins nothing. `pitch`: each track's
+    `own_f0` by label, filled as measured, for a caller that asks about several tracks (`choose_main`)."""
     if settings.same_voice_db <= 0 or main.speaker_id or len(d.tracks) < 2:
         return d, main, ()
     loud = [t for t in d.tracks if t is not main and not t.speaker_id
             and t.loudness_dbfs >= main.loudness_dbfs - settings.same_voice_db]
     if not loud:   # the usual case: every other voice is behind the main speaker; no pitch to measure
         return d, main, ()
-    f0 = own_f0(samples, d, main)
-    joined = [t for t in loud if semitones(f0, own_f0(samples, d, t)) <= settings.same_voice_semitones]
+    pitch = {} if pitch is None else pitch
+
+    def f0(t: Track) -> float:
+        if t.label not in pitch:
+            pitch[t.label] = own_f0(samples, d, t)
+        return pitch[t.label]
+
+    joined = [t for t in loud if semitones(f0(main), f0(t)) <= settings.same_voice_semitones]
     if not joined:
         return d, main, ()
     whole = replace(main, frames=np.logical_or.reduce([main.frames, *(t.frames for t in joined)]))
