@@ -19,7 +19,7 @@ import time
 import numpy as np
 
 from guard import scenes
-from guard.hearing.asr import _pcm, _trim_silence
+from guard.hearing.asr import _pcm, trim_silence
 from guard.hearing.whisper import BUNDLED, BUNDLED_BASE, Whisper, spoken
 
 WHISPERS = {"Whisper tiny.en": BUNDLED, "Whisper base": BUNDLED_BASE}
@@ -61,7 +61,7 @@ def main() -> None:
         for s in scenes.SENTENCES[:args.sentences]:
             x = scenes.level(scenes.tts(v, s), -20)
             x = x + rng.normal(0, 10 ** (-55 / 20), len(x)).astype(np.float32)
-            x = _trim_silence(x)
+            x = trim_silence(x)
             clips.append((v, s, _pcm(x), x))
     print(f"{len(clips)} clips, {len(args.voices.split(','))} voices")
     print("| setting | WER % | errors / words | seconds |")

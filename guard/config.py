@@ -199,6 +199,9 @@ class BackendSettings(_Section):
     cascade_general_min_support: float = Field(0.0, ge=0, description="cascade, GENERAL mode: least support "
                                                "an option needs to be chosen over \"I don't know\"; 0 = the "
                                                "best-supported option whenever anything was heard (decision 98).")
+    cascade_recheck: bool = Field(True, description="cascade, SELECTIVE mode: where no hypothesis names an "
+                                  "option, Whisper re-reads the sentence about the question with each option in "
+                                  "it before answering \"I don't know\" (decision 102).")
     openai_base_url: str = Field("", description="OpenAI-compatible endpoint, e.g. http://vllm:8000/v1.")
     openai_model: str = Field("", description="Model (or LoRA module) name sent to the endpoint.")
     openai_api_key: SecretStr = Field(SecretStr(""), description="Bearer token for the endpoint, if any.")

@@ -15,7 +15,8 @@ def make_backend(settings: BackendSettings) -> Backend:
 
         return CascadeBackend(whisper=settings.cascade_whisper,
                               second_whisper=settings.cascade_second_whisper,
-                              general_min_support=settings.cascade_general_min_support)
+                              general_min_support=settings.cascade_general_min_support,
+                              recheck=settings.cascade_recheck)
     if settings.name == "openai":
         from guard.backends.openai import OpenAIBackend
         from guard.chat_http import ChatClient

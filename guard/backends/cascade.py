@@ -39,6 +39,9 @@
   sentence is (decision 89), and a keyword detection alone does not name it: the keyword search
   false-alarms on short words ("may", "watch") beside sentences like the question, and those were the
   bystander answers it gave (decision 99); beside a word heard, a detection adds `spot_weight`.
+  Before SELECTIVE mode answers "I don't know", where no 1-best word names an option, Whisper re-reads the
+  sentence about the question with each option in it (guard.backends.recheck, decision 102): a name heard
+  as other words ("walking" for Joaquin) is found in the audio, not the text.
 - Open questions: the transcript window that best answers the question (extractive), searched in
   what was heard and in the session memory the requester may hear (Task.context); with no window close
   enough, the closest memory line.
@@ -52,7 +55,8 @@ import numpy as np
 
 from guard import text
 from guard.backends.base import Backend, Task
-from guard.hearing.asr import Transcriber, Transcript
+from guard.backends.recheck import Recheck
+from guard.hearing.asr import Transcriber, Transcript, trim_silence
 from guard.hearing.whisper import BUNDLED, BUNDLED_BASE, ONES
 from guard.hearing.whisper import TENS as TENS_WORDS
 from guard.policy.answer import IDK_TEXT, LETTERS, idk_index
@@ -94,7 +98,7 @@ class CascadeBackend(Backend):
     def __init__(self, min_support: float = 0.2, window_words: int = 12, spot_weight: float = 0.3,
                  spot_threshold: float = 1e-10, spot_min_relevance: float = 0.3, whisper: str = BUNDLED_BASE,
                  misheard_ratio: float = 0.85, beside_words: int = 4, second_whisper: str = BUNDLED,
-                 general_min_support: float = 0.0, sound_alike: bool = True):
+                 general_min_support: float = 0.0, sound_alike: bool = True, recheck: bool = True):
         from guard.hearing.whisper import shared
 
         lead = shared(whisper)
@@ -108,6 +112,8 @@ class CascadeBackend(Backend):
         self.spot_min_relevance = spot_min_relevance
         self.misheard_ratio, self.sound_alike = misheard_ratio, sound_alike
         self.beside_words = beside_words
+        # Whisper re-reads the sentence about the question with each option in it (SELECTIVE mode, decision 102)
+        self.recheck = Recheck(lead) if recheck and lead is not None else None
 
     @staticmethod
     def embed(texts: list[str]) -> np.ndarray:
@@ -140,9 +146,30 @@ class CascadeBackend(Backend):
             for s, t in heard if self.spot_weight else []:
                 spotted |= self.on_topic(t, self.asr.spot_times(s, real, self.spot_threshold), task.question,
                                          min_relevance)
-            return self.choose(transcript, task.question, task.options, spotted, min_relevance,
-                               selective=task.selective)
+            choice = self.choose(transcript, task.question, task.options, spotted, min_relevance,
+                                 selective=task.selective)
+            unanswered = idk >= 0 and choice.startswith(f"{LETTERS[idk]}. ")
+            if task.selective and self.recheck is not None and unanswered:
+                return self.reread(heard, task.question, task.options) or choice
+            return choice
         return self.extract(transcript.best, task.question, task.context)
+
+    def reread(self, heard: list[tuple[np.ndarray, Transcript]], question: str,
+               options: list[str]) -> str | None:
+        """SELECTIVE mode, where the text rules found no answer: the option Whisper reads in the sentence
+        about the question (guard.backends.recheck), as "B. option"; None when it reads none or the 1-best
+        already holds an option's word (the text rules weighed it: decision 102)."""
+        idk = idk_index(options)
+        real = [i for i in range(len(options)) if i != idk]
+        asked = text.content(question)
+        for audio, t in heard:
+            if not t.words or any((text.content(options[i]) - asked) & text.content(t.best) for i in real):
+                continue
+            found = self.recheck(trim_silence(audio), t.words, question, [options[i] for i in real])
+            if found is not None:
+                best = real[found.option]
+                return f"{LETTERS[best]}. {options[best]}"
+        return None
 
     def on_topic(self, transcript: Transcript, hits: list[tuple[str, float, float]], question: str,
                  min_relevance: float) -> set[str]:

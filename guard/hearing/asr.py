@@ -84,7 +84,7 @@ class Transcriber:
             if key in self._cache:
                 self._cache.move_to_end(key)
                 return self._cache[key]
-        trimmed = _trim_silence(audio)
+        trimmed = trim_silence(audio)
         if self.lead is None:
             text = self._decode(trimmed)
         elif self.runner_ups:
@@ -140,7 +140,7 @@ class Transcriber:
         d.activate_search("spot")
         d.start_stream()
         d.start_utt()
-        d.process_raw(_pcm(_trim_silence(audio)), full_utt=True)
+        d.process_raw(_pcm(trim_silence(audio)), full_utt=True)
         d.end_utt()
         segs = (d.seg() or []) if d.hyp() is not None else []
         return [(g.word.strip(), g.start_frame / FPS, g.end_frame / FPS) for g in segs if g.word.strip() in known]
@@ -196,7 +196,7 @@ def _pcm(audio: np.ndarray) -> bytes:
     return (audio * (0.5 / peak if peak > 0 else 1.0) * 32767).astype("<i2").tobytes()
 
 
-def _trim_silence(audio: np.ndarray, keep: int = 4000) -> np.ndarray:
+def trim_silence(audio: np.ndarray, keep: int = 4000) -> np.ndarray:
     """Shorten runs of exact silence (gated-out stretches) to 0.25 s: less to decode, same words."""
     silent = audio == 0
     if not silent.any():

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from guard.audio import SAMPLE_RATE
 from guard.errors import ConfigError
 
 BUNDLED = "bundled"
@@ -30,6 +31,7 @@ logging.getLogger("faster_whisper").setLevel(logging.WARNING)   # it logs every 
 ONES = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
         "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"]
 TENS = ["", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+SCORE_FRAMES = 1000   # `Whisper.score` pads a clip's features to 10 s (100 frames a second), not 30
 ORDINALS = {"one": "first", "two": "second", "three": "third", "five": "fifth", "eight": "eighth",
             "nine": "ninth", "twelve": "twelfth"}
 
@@ -163,3 +165,31 @@ class Whisper:
                 else:
                     out.append((part, float(w.start), float(w.end)))
         return out, confidence
+
+    def score(self, audio: np.ndarray, texts: list[str], batch: int = 16) -> list[float]:
+        """Per text: its log-probability as what `audio` (at most 30 s) says, the decoder forced through
+        its tokens (teacher forcing, CTranslate2's `align`): how readily this model would have written it.
+        The encoder sees the clip padded to 10 s, not 30 s: a quarter of the time, the same ranking
+        (decision 102)."""
+        import ctranslate2
+        from faster_whisper.tokenizer import Tokenizer
+
+        if not texts or not np.any(audio):
+            return [float("-inf")] * len(texts)
+        model = self.model
+        tok = Tokenizer(model.hf_tokenizer, model.model.is_multilingual, task="transcribe", language="en")
+        x = (audio * (0.5 / float(np.abs(audio).max()))).astype(np.float32)[: 30 * SAMPLE_RATE]
+        feats = model.feature_extractor(x)
+        frames = feats.shape[-1]
+        feats = np.pad(feats, ((0, 0), (0, max(0, SCORE_FRAMES - frames))))
+        tokens = [tok.encode(" " + t.strip()) for t in texts]
+        out: list[float] = []
+        with self._lock:
+            encoded = np.asarray(model.encode(feats))
+            for i in range(0, len(tokens), batch):
+                part = tokens[i:i + batch]
+                many = np.ascontiguousarray(np.repeat(encoded, len(part), 0))   # align wants one per text
+                many = ctranslate2.StorageView.from_array(many)
+                for r in model.model.align(many, tok.sot_sequence, part, [min(frames, 3000)] * len(part)):
+                    out.append(float(np.log(np.maximum(r.text_token_probs, 1e-12)).sum()))
+        return out

@@ -1,0 +1,79 @@
+"""Whisper re-reading the sentence about the question with each option in it (decision 102), on real TTS
+audio and the bundled Whisper base."""
+from __future__ import annotations
+
+import pytest
+
+from guard import scenes, text
+from guard.backends.base import Task
+from guard.backends.cascade import CascadeBackend
+from guard.backends.recheck import Recheck
+from guard.hearing.whisper import BUNDLED_BASE, shared
+
+MANAGERS = ["Joaquin", "Katherine", "Siobhan", "Geoffrey"]
+IDK = "I do not have the information to answer the question"
+
+
+@pytest.fixture(scope="module")
+def whisper():
+    return shared(BUNDLED_BASE)
+
+
+def said(voice: str, line: str):
+    return scenes.level(scenes.tts(voice, line), -20)
+
+
+def test_whisper_scores_what_was_said_above_what_was_not(whisper):
+    clip = said("awb", "At work my new manager is Joaquin.")
+    right, wrong = whisper.score(clip, ["at work my new manager is Joaquin",
+                                        "at work my new manager is Katherine"])
+    assert right > wrong + 3
+
+
+@pytest.mark.parametrize("voice, line, question, options, answer", [
+    ("awb", "At work my new manager is Joaquin.", "Who is the speaker's new manager?", MANAGERS, "Joaquin"),
+    ("kal", "Our son's football team is the Badgers.", "Which team does the son play for?",
+     ["Rovers", "Hornets", "Badgers", "Comets"], "Badgers")])
+def test_a_name_heard_as_other_words_is_read_back_in_its_sentence(whisper, voice, line, question, options,
+                                                                  answer):
+    clip = said(voice, line)
+    words, _ = whisper.transcribe(clip)
+    assert answer.lower() not in [w for w, _, _ in words]   # the 1-best misses it: "walking", "the baddest"
+    found = Recheck(whisper)(clip, words, question, options)
+    assert found is not None and options[found.option] == answer
+    assert found.delta >= -12 and found.margin >= 2.5
+
+
+def test_no_reading_without_the_question_s_words_beside_each_other(whisper):
+    rc = Recheck(whisper)
+    heard = text.words("at work my new manager is walking we are painting the hallway mustard")
+    # two of the question's words, side by side
+    assert rc.region(heard, "Who is the speaker's new manager?") == (0, 11, [3, 4])
+    # one shared word ("new") is not the sentence about a plant: a bystander's question (decision 102)
+    assert rc.region(heard, "Which plant is new in the living room?") is None
+    # a question with one content word needs only it; a possessive meets its noun
+    assert rc.region(text.words("you can find the bakery on middle"), "Where is the bakery?") is not None
+    son = text.words("our son's football team is the bachelor's")
+    assert rc.region(son, "Which team does the son play for?")[2] == [1, 3]
+    clip = said("awb", "At work my new manager is Joaquin.")
+    words, _ = whisper.transcribe(clip)
+    assert Recheck(whisper)(clip, words, "Which plant is new in the living room?",
+                            ["fern", "orchid", "bonsai", "cactus"]) is None
+
+
+def test_selective_mode_answers_a_reread_name_and_only_where_nothing_named_an_option(monkeypatch):
+    clip = said("awb", "At work my new manager is Joaquin.")
+    options = MANAGERS[:2] + [IDK] + MANAGERS[2:]
+    task = Task(prompt="", question="Who is the speaker's new manager?", options=options, selective=True,
+                streams=[clip])
+    on, off = CascadeBackend(), CascadeBackend(recheck=False)
+    assert off.generate(clip, task).startswith("C.")   # the text rules: "walking" names no option
+    assert on.generate(clip, task) == "A. Joaquin"
+    # GENERAL mode is not re-read: it answers its best-supported option as before
+    general = Task(prompt="", question=task.question, options=options, selective=False, streams=[clip])
+    assert on.generate(clip, general) == off.generate(clip, general)
+    # a 1-best naming an option leaves the choice to the text rules, even when they say "I don't know"
+    monkeypatch.setattr(on, "choose", lambda *a, **k: "C. " + IDK)
+    named = said("awb", "At work my new manager is Katherine.")
+    assert on.generate(named, Task(prompt="", question=task.question, options=options, selective=True,
+                                   streams=[named])).startswith("C.")
