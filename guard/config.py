@@ -199,7 +199,7 @@ class BackendSettings(_Section):
     cascade_general_min_support: float = Field(0.0, ge=0, description="cascade, GENERAL mode: least support "
                                                "an option needs to be chosen over \"I don't know\"; 0 = the "
                                                "best-supported option whenever anything was heard (decision 98).")
-    cascade_recheck: bool = Field(True, description="cascade, SELECTIVE mode: where no hypothesis names an "
+    cascade_recheck: bool = Field(True, description="cascade, SELECTIVE mode: where no 1-best word names an "
                                   "option, Whisper re-reads the sentence about the question with each option in "
                                   "it before answering \"I don't know\" (decision 102).")
     openai_base_url: str = Field("", description="OpenAI-compatible endpoint, e.g. http://vllm:8000/v1.")

@@ -10,7 +10,7 @@ against the clip (teacher forcing, `Whisper.score`). An option wins when its bes
 likely as what was heard (`min_delta`) and clearly likelier than every other option's (`min_margin`).
 
 It only ever turns "I don't know" into an answer, so its error is answering a bystander's question. It
-runs only where no hypothesis names any option (a named option was weighed, and perhaps rejected, by the
+runs only where no 1-best word names any option (a named option was weighed, and perhaps rejected, by the
 text rules) and where the 1-best holds at least two of the question's content words near each other (one
 when the question has one): a single shared word ("new" in "my new manager" for "which plant is new in
 the living room?") put a bystander's plant where the main speaker's manager's name was.
