@@ -141,6 +141,7 @@ class Whisper:
                                   cpu_threads=threads, files=model_files(setting))
         self.beam_size = beam_size
         self._lock = threading.Lock()
+        self._tokenizer = None   # `score`'s, built on first use
 
     def __call__(self, audio: np.ndarray) -> list[tuple[str, float, float]]:
         """The words heard, spelled as `spoken` spells them, with start and end seconds into `audio`."""
@@ -177,7 +178,10 @@ class Whisper:
         if not texts or not np.any(audio):
             return [float("-inf")] * len(texts)
         model = self.model
-        tok = Tokenizer(model.hf_tokenizer, model.model.is_multilingual, task="transcribe", language="en")
+        if self._tokenizer is None:   # once per model, not per request
+            self._tokenizer = Tokenizer(model.hf_tokenizer, model.model.is_multilingual, task="transcribe",
+                                        language="en")
+        tok = self._tokenizer
         x = (audio * (0.5 / float(np.abs(audio).max()))).astype(np.float32)[: 30 * SAMPLE_RATE]
         feats = model.feature_extractor(x)
         frames = feats.shape[-1]
