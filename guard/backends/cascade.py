@@ -165,7 +165,7 @@ class CascadeBackend(Backend):
         for audio, t in heard:
             if not t.words or any((text.content(options[i]) - asked) & text.content(t.best) for i in real):
                 continue
-            found = self.recheck(trim_silence(audio), t.words, question, [options[i] for i in real])
+            found = self.recheck(trim_silence(audio), t.words, question, [options[i] for i in real], t.sure)
             if found is not None:
                 best = real[found.option]
                 return f"{LETTERS[best]}. {options[best]}"

@@ -5,9 +5,11 @@ A name the recognisers hear as other words ("walking" for Joaquin, "the bachelor
 phone" for a fern) leaves no hypothesis naming any option, and SELECTIVE mode answers "I don't know" to
 its own main speaker. Text alone cannot find it there; the audio can. The sentence about the question is
 found by the question's own words in the 1-best ("my new manager is walking": "new", "manager"), each
-option is put in place of one or two heard words beside them, and Whisper scores every such reading
-against the clip (teacher forcing, `Whisper.score`). An option wins when its best reading is nearly as
-likely as what was heard (`min_delta`) and clearly likelier than every other option's (`min_margin`).
+option is put in place of one or two heard words beside them that Whisper itself was unsure of (a
+sure "to" in "travel to work" gave way to "car" before a misheard "goldmine" did), and Whisper scores
+every such reading against the clip (teacher forcing, `Whisper.score`). An option wins when its best
+reading is nearly as likely as what was heard (`min_delta`) and clearly likelier than every other
+option's (`min_margin`).
 
 It only ever turns "I don't know" into an answer, so its error is answering a bystander's question. It
 runs only where no 1-best word names any option (a named option was weighed, and perhaps rejected, by the
@@ -39,8 +41,9 @@ class Reading:
 
 class Recheck:
     def __init__(self, whisper, near: int = 4, context: int = 6, min_delta: float = -12.0,
-                 min_margin: float = 2.5, pad_seconds: float = 0.3):
+                 min_margin: float = 5.0, pad_seconds: float = 0.3, unsure: float = 0.8):
         self.whisper = whisper   # guard.hearing.whisper.Whisper: .score(audio, texts)
+        self.unsure = unsure     # only words Whisper reads at under this probability are read again
         self.near, self.context = near, context
         self.min_delta, self.min_margin = min_delta, min_margin
         self.pad = pad_seconds
@@ -65,9 +68,10 @@ class Recheck:
         return max(0, best[0] - self.context), min(len(words), best[-1] + self.context + 1), best
 
     def __call__(self, audio: np.ndarray, timed: list[tuple[str, float, float]], question: str,
-                 options: list[str]) -> Reading | None:
+                 options: list[str], sure: list[float] = ()) -> Reading | None:
         """The option Whisper reads in the stretch of `audio` about the question, or None. `timed`: the
-        1-best words with their times in `audio` (Transcript.words)."""
+        1-best words with their times in `audio` (Transcript.words); `sure`: Whisper's probability of
+        each as it wrote them (Transcript.sure; unknown: every word may be read again)."""
         words = [w for w, _, _ in timed]
         found = self.region(words, question)
         if found is None or len(options) < 2:
@@ -77,13 +81,16 @@ class Recheck:
         clip = audio[max(0, int((timed[first][1] - self.pad) * sr)): int((timed[end - 1][2] + self.pad) * sr)]
         said = words[first:end]
         at = [a - first for a in anchors]
+        known = len(sure) == len(timed)
+        unsure = [p < self.unsure for p in sure[first:end]] if known else [True] * len(said)
         readings, owner = [" ".join(said)], [-1]
         for k, o in enumerate(options):
             for span in (1, 2):
                 for p in range(len(said) - span + 1):
                     covered = range(p, p + span)
                     beside = any(1 <= abs(i - j) <= self.near for i in covered for j in at)
-                    if not beside or any(j in at for j in covered):
+                    over = any(j in at for j in covered) or not any(unsure[i] for i in covered)
+                    if not beside or over:
                         continue
                     readings.append(" ".join(said[:p] + [o] + said[p + span:]))
                     owner.append(k)

@@ -30,6 +30,8 @@ class Transcript:
     words: list[tuple[str, float, float]] = field(default_factory=list)
     # The lead recogniser's mean word probability (Whisper); None when unknown (pocketsphinx alone, joined).
     confidence: float | None = None
+    # The lead recogniser's probability of each of `words` (Whisper); empty when unknown.
+    sure: list[float] = field(default_factory=list)
 
     def joined(self, other: Transcript) -> Transcript:
         return Transcript(" . ".join(t for t in (self.best, other.best) if t), self.nbest + other.nbest)
@@ -89,20 +91,26 @@ class Transcriber:
             text = self._decode(trimmed)
         elif self.runner_ups:
             second = self.second.transcribe(trimmed)[0] if self.second is not None else []
-            text = self._led(self._decode(trimmed), *self.lead.transcribe(trimmed),
+            text = self._led(self._decode(trimmed), *self._lead_read(trimmed),
                              second=" ".join(w for w, _, _ in second))
         else:
-            words, confidence = self.lead.transcribe(trimmed)
-            text = self._led(Transcript(""), words, confidence) if words else self._decode(trimmed)
+            words, confidence, sure = self._lead_read(trimmed)
+            text = self._led(Transcript(""), words, confidence, sure) if words else self._decode(trimmed)
         with self._lock:
             self._cache[key] = text
             while len(self._cache) > self._cache_size:
                 self._cache.popitem(last=False)
         return text
 
+    def _lead_read(self, audio: np.ndarray) -> tuple[list[tuple[str, float, float]], float, list[float]]:
+        """The lead's words, mean probability and each word's probability (Whisper.read); a lead that
+        gives only the first two (.transcribe) leaves the last empty: unknown."""
+        read = getattr(self.lead, "read", None)
+        return read(audio) if read is not None else (*self.lead.transcribe(audio), [])
+
     @staticmethod
-    def _led(ps: Transcript, words: list[tuple[str, float, float]], confidence: float, second: str = ""
-             ) -> Transcript:
+    def _led(ps: Transcript, words: list[tuple[str, float, float]], confidence: float, sure: list[float] = (),
+             second: str = "") -> Transcript:
         """The lead recogniser's words as the 1-best (with its times: same trimmed audio, same timeline as
         `spot_times`, and its confidence); the `second` recogniser's 1-best, then pocketsphinx's 1-best and
         N-best as runner-ups. Nothing heard: pocketsphinx alone."""
@@ -110,7 +118,7 @@ class Transcriber:
         if not best:
             return ps
         return Transcript(best, [h for h in dict.fromkeys([second, ps.best, *ps.nbest]) if h and h != best],
-                          words, confidence)
+                          words, confidence, list(sure))
 
     def spot(self, audio: np.ndarray, phrases: list[str], threshold: float = 1e-10,
              per_phone: float | None = None) -> set[str]:

@@ -149,9 +149,14 @@ class Whisper:
 
     def transcribe(self, audio: np.ndarray) -> tuple[list[tuple[str, float, float]], float]:
         """(the words heard, as `__call__` returns them; their mean probability, 0.0 when none)."""
+        return self.read(audio)[:2]
+
+    def read(self, audio: np.ndarray) -> tuple[list[tuple[str, float, float]], float, list[float]]:
+        """`transcribe`'s two, and each word's probability as the model wrote it (with its own case and
+        punctuation: "There" after "Y." is sure, "there" after "y" is not)."""
         peak = float(np.abs(audio).max())
         if peak == 0:
-            return [], 0.0
+            return [], 0.0, []
         x = (audio * (0.5 / peak)).astype(np.float32)
         with self._lock:
             segments, _ = self.model.transcribe(x, language="en", beam_size=self.beam_size, vad_filter=False,
@@ -159,35 +164,46 @@ class Whisper:
             found = [w for s in segments for w in (s.words or [])]
         confidence = float(np.mean([w.probability for w in found])) if found else 0.0
         out: list[tuple[str, float, float]] = []
+        probs: list[float] = []
         for w in found:
             for part in spoken(w.word).split():
                 if part.startswith("'") and out:   # "o" "'clock": one word, as pocketsphinx writes it
                     out[-1] = (out[-1][0] + part, out[-1][1], float(w.end))
+                    probs[-1] = min(probs[-1], float(w.probability))
                 else:
                     out.append((part, float(w.start), float(w.end)))
-        return out, confidence
+                    probs.append(float(w.probability))
+        return out, confidence, probs
 
-    def score(self, audio: np.ndarray, texts: list[str], batch: int = 16) -> list[float]:
+    def score(self, audio: np.ndarray, texts: list[str]) -> list[float]:
         """Per text: its log-probability as what `audio` (at most 30 s) says, the decoder forced through
-        its tokens (teacher forcing, CTranslate2's `align`): how readily this model would have written it.
-        The encoder sees the clip padded to 10 s, not 30 s: a quarter of the time, the same ranking
+        its tokens (teacher forcing, CTranslate2's `align`): how readily this model would have written it."""
+        return [float(np.log(np.maximum(p, 1e-12)).sum()) for p in self.token_probs(audio, texts)]
+
+    def tokenizer(self):
+        if self._tokenizer is None:   # once per model, not per request
+            from faster_whisper.tokenizer import Tokenizer
+
+            m = self.model
+            self._tokenizer = Tokenizer(m.hf_tokenizer, m.model.is_multilingual, task="transcribe",
+                                        language="en")
+        return self._tokenizer
+
+    def token_probs(self, audio: np.ndarray, texts: list[str], batch: int = 16) -> list[np.ndarray]:
+        """Per text, the probability of each of its tokens given `audio` and the tokens before it. The
+        encoder sees the clip padded to 10 s, not 30 s: a quarter of the time, the same ranking
         (decision 102)."""
         import ctranslate2
-        from faster_whisper.tokenizer import Tokenizer
 
         if not texts or not np.any(audio):
-            return [float("-inf")] * len(texts)
-        model = self.model
-        if self._tokenizer is None:   # once per model, not per request
-            self._tokenizer = Tokenizer(model.hf_tokenizer, model.model.is_multilingual, task="transcribe",
-                                        language="en")
-        tok = self._tokenizer
+            return [np.zeros(0) for _ in texts]
+        model, tok = self.model, self.tokenizer()
         x = (audio * (0.5 / float(np.abs(audio).max()))).astype(np.float32)[: 30 * SAMPLE_RATE]
         feats = model.feature_extractor(x)
         frames = feats.shape[-1]
         feats = np.pad(feats, ((0, 0), (0, max(0, SCORE_FRAMES - frames))))
         tokens = [tok.encode(" " + t.strip()) for t in texts]
-        out: list[float] = []
+        out: list[np.ndarray] = []
         with self._lock:
             encoded = np.asarray(model.encode(feats))
             for i in range(0, len(tokens), batch):
@@ -195,5 +211,5 @@ class Whisper:
                 many = np.ascontiguousarray(np.repeat(encoded, len(part), 0))   # align wants one per text
                 many = ctranslate2.StorageView.from_array(many)
                 for r in model.model.align(many, tok.sot_sequence, part, [min(frames, 3000)] * len(part)):
-                    out.append(float(np.log(np.maximum(r.text_token_probs, 1e-12)).sum()))
+                    out.append(np.asarray(r.text_token_probs, dtype=float))
         return out
