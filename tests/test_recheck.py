@@ -76,8 +76,9 @@ def test_only_words_whisper_was_unsure_of_are_read_again():
                             ["car", "boat", "bicycle"], sure)
     assert found is None   # three readings alike: no margin
     # "goldmine" (0.72) alone is unsure: it, or "by goldmine", gives way to each option; "to" never does
-    said = "from now on i travel to work"
-    assert set(scores.texts[1:]) == {f"{said}{by} {o}" for o in ("car", "boat", "bicycle") for by in ("", " by")}
+    kept = "from now on i travel to work"
+    assert set(scores.texts[1:]) == {f"{kept}{by} {o}" for o in ("car", "boat", "bicycle")
+                                     for by in ("", " by")}
     # unknown sureness (a lead without word probabilities): any word beside the question's may be read
     Recheck(scores)(np.ones(48000, np.float32), timed, "How will the speaker travel to work?",
                     ["car", "boat", "bicycle"])

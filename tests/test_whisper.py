@@ -41,8 +41,8 @@ def test_without_runner_ups_pocketsphinx_decodes_only_what_the_lead_missed(whisp
     assert 0.6 < alone.confidence <= 1.0   # clean speech: Whisper is sure of it
 
     class Deaf:   # a lead that hears nothing
-        def transcribe(self, audio):
-            return [], 0.0
+        def read(self, audio):
+            return [], 0.0, []
 
     fallback = Transcriber(cache_size=0, lead=Deaf(), runner_ups=False)(x)
     assert fallback.best == Transcriber(cache_size=0)(x).best != "" and fallback.confidence is None

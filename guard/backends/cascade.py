@@ -163,7 +163,8 @@ class CascadeBackend(Backend):
         real = [i for i in range(len(options)) if i != idk]
         asked = text.content(question)
         for audio, t in heard:
-            if not t.words or any((text.content(options[i]) - asked) & text.content(t.best) for i in real):
+            said = text.content(t.best)
+            if not t.words or any((text.content(options[i]) - asked) & said for i in real):
                 continue
             found = self.recheck(trim_silence(audio), t.words, question, [options[i] for i in real], t.sure)
             if found is not None:

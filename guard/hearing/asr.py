@@ -51,7 +51,9 @@ class Transcriber:
                  second=None):
         from pocketsphinx import Decoder  # noqa: F401 - fail at load, not at first request
 
-        self.lead = lead   # .transcribe(audio) -> ([(word, start, end)], mean word probability), or None
+        # .read(audio) -> ([(word, start, end)], mean word probability, [each word's probability]), as
+        # Whisper.read; or None
+        self.lead = lead
         # With a lead: also decode with pocketsphinx for its runner-up hypotheses (the cascade searches
         # them); without, pocketsphinx decodes only what the lead heard nothing in (the ledger reads the
         # 1-best alone, and the second decode doubled its time).
@@ -91,22 +93,16 @@ class Transcriber:
             text = self._decode(trimmed)
         elif self.runner_ups:
             second = self.second.transcribe(trimmed)[0] if self.second is not None else []
-            text = self._led(self._decode(trimmed), *self._lead_read(trimmed),
+            text = self._led(self._decode(trimmed), *self.lead.read(trimmed),
                              second=" ".join(w for w, _, _ in second))
         else:
-            words, confidence, sure = self._lead_read(trimmed)
+            words, confidence, sure = self.lead.read(trimmed)
             text = self._led(Transcript(""), words, confidence, sure) if words else self._decode(trimmed)
         with self._lock:
             self._cache[key] = text
             while len(self._cache) > self._cache_size:
                 self._cache.popitem(last=False)
         return text
-
-    def _lead_read(self, audio: np.ndarray) -> tuple[list[tuple[str, float, float]], float, list[float]]:
-        """The lead's words, mean probability and each word's probability (Whisper.read); a lead that
-        gives only the first two (.transcribe) leaves the last empty: unknown."""
-        read = getattr(self.lead, "read", None)
-        return read(audio) if read is not None else (*self.lead.transcribe(audio), [])
 
     @staticmethod
     def _led(ps: Transcript, words: list[tuple[str, float, float]], confidence: float, sure: list[float] = (),
