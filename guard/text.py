@@ -47,9 +47,16 @@ def words(text: str) -> list[str]:
     return re.findall(r"[a-z0-9']+", text.lower())
 
 
+def bare(w: str) -> str:
+    """`w` without a possessive "'s" or "'": "son's" and "parents'" are about the son and the parents
+    (and "it's" is "it", a stop word)."""
+    return w.removesuffix("'s").rstrip("'") or w
+
+
 def stem(w: str) -> str:
     """A crude suffix stripper; a final silent "e" goes too, so "castle" and "castles" (or "pirate" and
-    "pirates") meet at one stem."""
+    "pirates") meet at one stem. A possessive goes first (`bare`)."""
+    w = bare(w)
     for suf in ("ing", "ed", "es", "s"):
         if len(w) > len(suf) + 2 and w.endswith(suf):
             w = w[: -len(suf)]
@@ -58,7 +65,7 @@ def stem(w: str) -> str:
 
 
 def content(text: str) -> set[str]:
-    return {stem(w) for w in words(text) if w not in STOP and len(w) > 1}
+    return {stem(w) for w in map(bare, words(text)) if w not in STOP and len(w) > 1}
 
 
 def past_only(text: str) -> set[str]:

@@ -246,6 +246,9 @@ def test_plural_and_silent_e_share_a_stem():
     assert text.content("castles") == text.content("a castle")
     assert text.content("pirates") == text.content("pirate") and text.content("boxes") == text.content("box")
     assert text.content("painting") == text.content("painted") == text.content("paint")
+    # a possessive names its noun: the question's "son" is the heard "son's"; "speaker's" is a stop word
+    assert text.content("our son's team") == text.content("the son and the team") == {"son", "team"}
+    assert text.content("the speaker's parents' car") == {"parent", "car"} and text.stem("it's") == "it"
 
 
 def test_general_mode_hears_the_mixture_as_well_as_each_voice(cascade, monkeypatch):

@@ -56,6 +56,10 @@ def test_no_reading_without_the_question_s_words_beside_each_other(whisper):
     assert rc.region(text.words("you can find the bakery on middle"), "Where is the bakery?") is not None
     son = text.words("our son's football team is the bachelor's")
     assert rc.region(son, "Which team does the son play for?")[2] == [1, 3]
+    # a question word the recogniser split in two ("land lord") is found, both halves anchors
+    split = text.words("the land lord's name is gerald")
+    assert rc.region(split, "Who is the landlord?") == (0, 6, [1, 2])
+    assert rc.region(text.words("the land is ours"), "Who is the landlord?") is None
     clip = said("awb", "At work my new manager is Joaquin.")
     words, _, sure = whisper.read(clip)
     assert Recheck(whisper)(clip, words, "Which plant is new in the living room?",

@@ -27,8 +27,15 @@ from guard import text
 from guard.audio import SAMPLE_RATE
 
 
-def anchor_stem(word: str) -> str:
-    return text.stem(word.removesuffix("'s"))
+def anchors(words: list[str], asked: set[str]) -> list[str]:
+    """Per word of `words`, the question's stem (of `asked`) it says, or "": a word alone ("landlord's"
+    says "landlord"), or two the recogniser split run together ("land lord"), both then anchors."""
+    hit = [s if s in asked else "" for s in map(text.stem, words)]
+    for i in range(len(words) - 1):
+        joined = text.stem(words[i] + words[i + 1])
+        if joined in asked and not hit[i] and not hit[i + 1]:
+            hit[i] = hit[i + 1] = joined
+    return hit
 
 
 @dataclass(frozen=True)
@@ -52,8 +59,9 @@ class Recheck:
         """(first, end) word indices of the stretch about the question and the question's words in it:
         the cluster of question words (each within 2 * `near` of the next) holding the most distinct ones,
         widened by `context` words; None when it holds fewer than min(2, the question's content words)."""
-        asked = {anchor_stem(w) for w in text.words(question) if w not in text.STOP and len(w) > 1}
-        at = [i for i, w in enumerate(words) if anchor_stem(w) in asked]
+        asked = text.content(question)
+        hit = anchors(words, asked)
+        at = [i for i, h in enumerate(hit) if h]
         best: list[int] = []
         for k in range(len(at)):
             group = [at[k]]
@@ -61,9 +69,9 @@ class Recheck:
                 if j - group[-1] > 2 * self.near:
                     break
                 group.append(j)
-            if len({anchor_stem(words[i]) for i in group}) > len({anchor_stem(words[i]) for i in best}):
+            if len({hit[i] for i in group}) > len({hit[i] for i in best}):
                 best = group
-        if not best or len({anchor_stem(words[i]) for i in best}) < min(2, len(asked)):
+        if not best or len({hit[i] for i in best}) < min(2, len(asked)):
             return None
         return max(0, best[0] - self.context), min(len(words), best[-1] + self.context + 1), best
 
