@@ -29,6 +29,7 @@ def test_whisper_scores_what_was_said_above_what_was_not(whisper):
     right, wrong = whisper.score(clip, ["at work my new manager is Joaquin",
                                         "at work my new manager is Katherine"])
     assert right > wrong + 3
+    assert whisper.score(np.zeros_like(clip), ["at work my new manager is Joaquin"]) == [float("-inf")]
 
 
 @pytest.mark.parametrize("voice, line, question, options, answer", [
@@ -83,10 +84,16 @@ def test_only_words_whisper_was_unsure_of_are_read_again():
     kept = "from now on i travel to work"
     assert set(scores.texts[1:]) == {f"{kept}{by} {o}" for o in ("car", "boat", "bicycle")
                                      for by in ("", " by")}
-    # unknown sureness (a lead without word probabilities): any word beside the question's may be read
+    # every word unsure: any word beside the question's may be read
     Recheck(scores)(np.ones(48000, np.float32), timed, "How will the speaker travel to work?",
-                    ["car", "boat", "bicycle"])
+                    ["car", "boat", "bicycle"], [0.5] * len(timed))
     assert any("travel car work" in r for r in scores.texts)
+    # sureness unknown or not one per word: nothing is read again (not every word)
+    scores.texts = None
+    for unknown in ([], sure[:-1]):
+        assert Recheck(scores)(np.ones(48000, np.float32), timed, "How will the speaker travel to work?",
+                               ["car", "boat", "bicycle"], unknown) is None
+    assert scores.texts is None
 
 
 def test_selective_mode_answers_a_reread_name_and_only_where_nothing_named_an_option(monkeypatch):

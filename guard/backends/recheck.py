@@ -76,21 +76,21 @@ class Recheck:
         return max(0, best[0] - self.context), min(len(words), best[-1] + self.context + 1), best
 
     def __call__(self, audio: np.ndarray, timed: list[tuple[str, float, float]], question: str,
-                 options: list[str], sure: list[float] = ()) -> Reading | None:
+                 options: list[str], sure: list[float]) -> Reading | None:
         """The option Whisper reads in the stretch of `audio` about the question, or None. `timed`: the
         1-best words with their times in `audio` (Transcript.words); `sure`: Whisper's probability of
-        each as it wrote them (Transcript.sure; unknown: every word may be read again)."""
+        each as it wrote them (Transcript.sure). Without one per word nothing is read again: treating
+        every word as unsure is the looser rule that answered bystanders (decision 102)."""
         words = [w for w, _, _ in timed]
         found = self.region(words, question)
-        if found is None or len(options) < 2:
+        if found is None or len(options) < 2 or len(sure) != len(timed):
             return None
         first, end, anchors = found
         sr = SAMPLE_RATE
         clip = audio[max(0, int((timed[first][1] - self.pad) * sr)): int((timed[end - 1][2] + self.pad) * sr)]
         said = words[first:end]
         at = [a - first for a in anchors]
-        known = len(sure) == len(timed)
-        unsure = [p < self.unsure for p in sure[first:end]] if known else [True] * len(said)
+        unsure = [p < self.unsure for p in sure[first:end]]
         readings, owner = [" ".join(said)], [-1]
         for k, o in enumerate(options):
             for span in (1, 2):

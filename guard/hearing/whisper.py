@@ -178,7 +178,8 @@ class Whisper:
     def score(self, audio: np.ndarray, texts: list[str]) -> list[float]:
         """Per text: its log-probability as what `audio` (at most 30 s) says, the decoder forced through
         its tokens (teacher forcing, CTranslate2's `align`): how readily this model would have written it."""
-        return [float(np.log(np.maximum(p, 1e-12)).sum()) for p in self.token_probs(audio, texts)]
+        return [float(np.log(np.maximum(p, 1e-12)).sum()) if len(p) else float("-inf")
+                for p in self.token_probs(audio, texts)]   # silence says nothing: -inf, not a sure 0
 
     def tokenizer(self):
         if self._tokenizer is None:   # once per model, not per request
