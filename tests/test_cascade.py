@@ -206,6 +206,26 @@ def test_a_number_heard_inside_a_longer_number_and_a_past_form_name_no_option(ca
     assert cascade.choose(said, q, gifts, set(), 0.3).startswith("C.")
 
 
+def test_in_selective_an_option_word_said_about_something_else_names_nothing(cascade):
+    # seed 412's gated main speaker as Whisper heard it: "Niamh" as "nine". The question is a bystander's
+    # about a flight (decision 105).
+    idk = "I do not have the information to answer the question"
+    times = ["six fifteen", idk, "eight forty", "nine", "eleven"]
+    q = "When does the flight take off?"
+    small_talk = Transcript("at work my new manager is nine we are painting the hallway mustard")
+    assert cascade.choose(small_talk, q, times, set(), 0.3).startswith("B.")
+    assert cascade.choose(small_talk, q, times, set(), 0.0).startswith("D.")   # GENERAL mode: answered
+    # said about the question: beside one of its words ...
+    said = Transcript("we leave early tomorrow and the flight takes off at nine")
+    assert cascade.choose(said, q, times, set(), 0.3).startswith("D.")
+    # ... or in words like it, though the question's own word was misheard (the mini suite's plumber)
+    plumber = Transcript("i have been learning to play the guitar this year tomorrow the flimmer arrives at "
+                         "nine o'clock")
+    hours = ["eight o'clock", "nine o'clock", "noon", idk, "ten o'clock"]
+    assert cascade.choose(plumber, "When is the plumber coming?", hours, set(), 0.3).startswith("B.")
+    assert cascade.off_topic(small_talk.best, q, {"nin", "work"}, {"flight", "tak", "off"}) == {"nin", "work"}
+
+
 def test_in_selective_an_option_nothing_heard_names_is_not_answered(cascade):
     # A background-layout scene's gated audio as Whisper heard it: the main speaker's own sentences. The
     # bystander's question about the meeting has four weekdays; MiniLM likeness puts "Saturday" a shade

@@ -38,7 +38,11 @@
   1-best, a runner-up that counts, or heard misspelt) is not answered, however like the question its
   sentence is (decision 89), and a keyword detection alone does not name it: the keyword search
   false-alarms on short words ("may", "watch") beside sentences like the question, and those were the
-  bystander answers it gave (decision 99); beside a word heard, a detection adds `spot_weight`.
+  bystander answers it gave (decision 99); beside a word heard, a detection adds `spot_weight`. Even a
+  1-best word names its option in SELECTIVE mode only where it is said about the question: one of the
+  question's words within `beside_words` of it, or the words around it at least `said_min_relevance`
+  like the question. The main speaker's "my new manager is nine" (Niamh, misheard) answered a bystander's
+  "when does the flight take off?" with "nine" (decision 105).
   Before SELECTIVE mode answers "I don't know", where no 1-best word names an option, Whisper re-reads the
   sentence about the question with each option in it (guard.backends.recheck, decision 102): a name heard
   as other words ("walking" for Joaquin) is found in the audio, not the text.
@@ -98,7 +102,8 @@ class CascadeBackend(Backend):
     def __init__(self, min_support: float = 0.2, window_words: int = 12, spot_weight: float = 0.3,
                  spot_threshold: float = 1e-10, spot_min_relevance: float = 0.3, whisper: str = BUNDLED_BASE,
                  misheard_ratio: float = 0.85, beside_words: int = 4, second_whisper: str = BUNDLED,
-                 general_min_support: float = 0.0, sound_alike: bool = True, recheck: bool = True):
+                 general_min_support: float = 0.0, sound_alike: bool = True, recheck: bool = True,
+                 said_min_relevance: float = 0.1):
         from guard.hearing.whisper import shared
 
         lead = shared(whisper)
@@ -109,7 +114,7 @@ class CascadeBackend(Backend):
         self.min_support, self.general_min_support = min_support, general_min_support
         self.window_words = window_words
         self.spot_weight, self.spot_threshold = spot_weight, spot_threshold
-        self.spot_min_relevance = spot_min_relevance
+        self.spot_min_relevance, self.said_min_relevance = spot_min_relevance, said_min_relevance
         self.misheard_ratio, self.sound_alike = misheard_ratio, sound_alike
         self.beside_words = beside_words
         # Whisper re-reads the sentence about the question with each option in it (SELECTIVE mode, decision 102)
@@ -219,6 +224,8 @@ class CascadeBackend(Backend):
             # ... or a place beside the question's own words in the hypothesis that holds it (decision 89)
             runner_up, misheard = [self.beside(h, asked) for h in transcript.nbest], {}
         past = text.past_only(transcript.best)
+        said = set().union(*owns) & heard
+        off = self.off_topic(transcript.best, question, said, asked) if min_relevance > 0 else set()
         out = []
         for o, s, own, part, inside in zip(options, sims, owns, partial, within_longer(transcript.best, options)):
             if part and not weak_ok:
@@ -226,6 +233,8 @@ class CascadeBackend(Backend):
             plain = {x for x in text.words(o) if text.stem(x) == x}   # "watch", not "watched" or "hiking"
             lexical = 0.0
             for w in own:
+                if w in off:
+                    continue   # said, but only in a sentence about something else (SELECTIVE, decision 105)
                 if w in heard and not inside and not (w in past and w in plain):
                     lexical += 1.0
                 else:
@@ -240,6 +249,25 @@ class CascadeBackend(Backend):
                 continue
             out.append(0.5 * max(0.0, float(s)) + 0.5 * lexical + found)
         return np.array(out)
+
+    def off_topic(self, hypothesis: str, question: str, stems: set[str], asked: set[str]) -> set[str]:
+        """Of `stems` (option words `hypothesis` says), those it says only where nothing around them is
+        about the question: none of the question's words (`asked`) within `beside_words`, and the
+        `window_words` around each place less than `said_min_relevance` like the question. The main
+        speaker's "my new manager is nine" (Niamh, misheard) names no flight time (decision 105)."""
+        words = text.words(hypothesis)
+        stem = [text.stem(w) for w in words]
+        at = [i for i, s in enumerate(stem) if s in asked]
+        half = self.window_words // 2
+        out: set[str] = set()
+        for s in stems:
+            places = [i for i, x in enumerate(stem) if x == s]
+            if not places or any(abs(i - j) <= self.beside_words for i in places for j in at):
+                continue
+            q, *around = self.embed([question] + [" ".join(words[max(0, i - half): i + half + 1]) for i in places])
+            if max(float(q @ e) for e in around) < self.said_min_relevance:
+                out.add(s)
+        return out
 
     def misheard(self, transcript: Transcript, options: list[str], owns: list[set[str]],
                  heard: set[str]) -> dict[str, int]:
