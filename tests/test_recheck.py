@@ -108,8 +108,8 @@ def test_selective_mode_answers_a_reread_name_and_only_where_nothing_named_an_op
     general = Task(prompt="", question=task.question, options=options, selective=False, streams=[clip])
     assert on.generate(clip, general) == off.generate(clip, general)
     # a 1-best naming an option leaves the choice to the text rules, even when they say "I don't know".
-    # (A name with one spelling: Whisper wrote "Katherine" as "catherine" at 0.32 on one machine and as
-    # itself on another, so that premise failed on some CPUs.)
+    # (A name with one spelling: on session 33's machine Whisper wrote "Katherine" as "catherine", at 0.32,
+    # where the same test had passed on earlier machines.) A spy stands for the re-reading.
     monkeypatch.setattr(on, "choose", lambda *a, **k: "C. " + IDK)
     read: list = []
     monkeypatch.setattr(on, "recheck", lambda *a, **k: read.append(a))
