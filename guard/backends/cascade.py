@@ -252,22 +252,21 @@ class CascadeBackend(Backend):
 
     def off_topic(self, hypothesis: str, question: str, stems: set[str], asked: set[str]) -> set[str]:
         """Of `stems` (option words `hypothesis` says), those it says only where nothing around them is
-        about the question: none of the question's words (`asked`) within `beside_words`, and the
-        `window_words` around each place less than `said_min_relevance` like the question. The main
+        about the question: none of the question's words (`asked`) within `beside_words` (`beside`), and
+        the `window_words` around each place less than `said_min_relevance` like the question. The main
         speaker's "my new manager is nine" (Niamh, misheard) names no flight time (decision 105)."""
         words = text.words(hypothesis)
         stem = [text.stem(w) for w in words]
-        at = [i for i, s in enumerate(stem) if s in asked]
+        far = stems - self.beside(hypothesis, asked)
         half = self.window_words // 2
-        out: set[str] = set()
-        for s in stems:
-            places = [i for i, x in enumerate(stem) if x == s]
-            if not places or any(abs(i - j) <= self.beside_words for i in places for j in at):
-                continue
-            q, *around = self.embed([question] + [" ".join(words[max(0, i - half): i + half + 1]) for i in places])
-            if max(float(q @ e) for e in around) < self.said_min_relevance:
-                out.add(s)
-        return out
+        said = [(s, " ".join(words[max(0, i - half): i + half + 1])) for i, s in enumerate(stem) if s in far]
+        if not said:
+            return set()
+        q, *around = self.embed([question] + [window for _, window in said])
+        best: dict[str, float] = {}
+        for (s, _), e in zip(said, around):
+            best[s] = max(best.get(s, -1.0), float(q @ e))
+        return {s for s, b in best.items() if b < self.said_min_relevance}
 
     def misheard(self, transcript: Transcript, options: list[str], owns: list[set[str]],
                  heard: set[str]) -> dict[str, int]:
