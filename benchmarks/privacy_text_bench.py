@@ -1,6 +1,6 @@
 """Precision and recall of the privacy text classifiers on the held-out hand-written sets.
 
-`statements.yaml` (instructions and statements), `instructions_2.yaml` to `_11` (more instruction
+`statements.yaml` (instructions and statements), `instructions_2.yaml` onwards (more instruction
 phrasings), `statements_2.yaml` to `_5` (more Tier 3 statements, half of them everyday talk that should stay
 public); what each set was used for is said at its top. Instruction accuracy per set, and how many of a
 set's instructions leave words behind that `said_with` would keep as content (the two sets 2 lines that
@@ -38,7 +38,8 @@ def main() -> None:
     inst = [(clf.instruction(s), label) for label, ss in data["instructions"].items() for s in ss]
     report = {"instruction_" + k: prf([(p == k, t == k) for p, t in inst]) for k in ("nobody", "owner_only")}
     report["instruction_accuracy"] = sum((p or "none") == t for p, t in inst) / len(inst)
-    for extra in (f"instructions_{i}" for i in range(2, 12)):
+    numbered = sorted(Path(__file__).parent.glob("privacy_eval/instructions_*.yaml"), key=lambda p: int(p.stem[13:]))
+    for extra in (p.stem for p in numbered):
         more = held_out(extra)
         got = [(clf.instruction(s) or "none") == label for label, ss in more.items() for s in ss]
         report[f"instruction_accuracy_{extra}"] = sum(got) / len(got)

@@ -178,6 +178,9 @@ class PolicySettings(_Section):
     public_margin: float = Field(0.03, ge=0, description="Tier 3: a statement without an instruction is shared "
                                  "with the household only when the everyday-talk prototypes beat every private "
                                  "category by this cosine; closer calls are kept private (decision 97).")
+    instruction_min_probability: float = Field(0.8, gt=0, le=1, description="Where the grammar reads no "
+                                               "privacy instruction, the learned reader's probability that "
+                                               "one was given, needed to take it (decision 107).")
     disclosure_margin: float = Field(0.02, ge=0, description="Extra cosine above the verify threshold a voice "
                                      "needs before an owner-only secret is disclosed to it.")
     max_f0_semitones: float = Field(1.0, gt=0, description="Largest median-F0 distance (semitones) between "

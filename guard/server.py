@@ -229,7 +229,8 @@ def load_components(settings: Settings, metrics: Metrics) -> GuardService:
 
         lead = shared(settings.policy.ledger_whisper, "policy.ledger_whisper")
         asr = Transcriber(lead=lead, runner_ups=False)   # the ledger reads the 1-best alone
-        ledger = SecretLedger(store, asr, PrivacyText(public_margin=settings.policy.public_margin),
+        ledger = SecretLedger(store, asr, PrivacyText(settings.policy.instruction_min_probability,
+                                                     settings.policy.public_margin),
                               hearing.threshold, settings.policy)
         words = shared(settings.policy.tail_whisper, "policy.tail_whisper")   # the gate's word tails
     log.info("loaded store=%s hearing=%s backend=%s in %.1f s", settings.store.kind,

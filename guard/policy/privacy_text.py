@@ -1,11 +1,12 @@
 """Offline text classifiers for the secret ledger: privacy instructions and Tier 3 sensitivity.
 
 Instructions: the grammar of guard.policy.instructions first (recognisers hear its function words well),
-then, where it finds none, the nearest MiniLM prototype (guard/data/privacy_prototypes.yaml) above
-`instruction_threshold`. Sensitivity: private when the statement says it is kept from someone (SECRECY), else
+then, where it finds none, a softmax regression over the MiniLM embedding (guard.policy.instruction_model,
+decision 107) when its probability reaches `instruction_threshold` (`policy.instruction_min_probability`).
+Sensitivity: private when the statement says it is kept from someone (SECRECY), else
 nearest-prototype over MiniLM sentence embeddings: eight private categories against everyday talk, which
-must lead by `public_margin` to be shared (decision 97: closer calls are kept private). No training, no
-download.
+must lead by `public_margin` to be shared (decision 97: closer calls are kept private). No training at run
+time, no download.
 """
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ import yaml
 from guard import text
 from guard.config import PolicySettings
 from guard.policy import instructions
+from guard.policy.instruction_model import InstructionModel
 
 NOBODY, OWNER_ONLY = instructions.NOBODY, instructions.OWNER_ONLY
 INFERRED, PUBLIC = "inferred_private", "public"
@@ -51,10 +53,11 @@ class Sensitivity:
 class PrivacyText:
     """`instruction(text)` -> nobody | owner_only | None; `sensitivity(text)` -> Sensitivity."""
 
-    def __init__(self, instruction_threshold: float = 0.6,
+    def __init__(self,
+                 instruction_threshold: float = PolicySettings.model_fields["instruction_min_probability"].default,
                  public_margin: float = PolicySettings.model_fields["public_margin"].default):
         p = _prototypes()
-        self._inst = {k: text.embed(v) for k, v in p["instructions"].items()}
+        self._inst = InstructionModel.load()
         self._cats = {k: text.embed(v) for k, v in p["categories"].items()}
         self.instruction_threshold = instruction_threshold
         self.public_margin = public_margin
@@ -65,12 +68,10 @@ class PrivacyText:
         said = instructions.read(utterance)
         if said:
             return said
-        e = text.embed([utterance])[0]
-        scores = {k: float(np.max(v @ e)) for k, v in self._inst.items()}
-        best = max(scores, key=scores.get)
-        if best == "none" or scores[best] < self.instruction_threshold:
+        label, p = self._inst.read(text.embed([utterance])[0])
+        if label == "none" or p < self.instruction_threshold:
             return None
-        return NOBODY if best == "nobody" else OWNER_ONLY
+        return label
 
     def sensitivity(self, utterance: str) -> Sensitivity:
         e = text.embed([utterance])[0]
