@@ -3,7 +3,7 @@ regression over MiniLM sentence embeddings, classes nobody / owner_only / none (
 
 The grammar reads the parts of an instruction and misses a phrasing outside them: "lock this away and
 throw away the key, me included", "if I ask you about this later, act like you have no clue". This model
-has seen 280 labelled instructions and 646 lines that are not (`labelled`), and answers
+has seen 300 labelled instructions and 656 lines that are not (`labelled`), and answers
 where the grammar reads none, when its probability reaches the bar. Its weights ship in
 guard/data/instruction_model.npz; `scripts/fit_instructions.py` refits them from the labelled lines
 (`tests/test_instruction_model.py` checks they match). numpy only, no training at run time.
