@@ -69,10 +69,10 @@ class InstructionModel:
 
 
 def labelled(eval_dir: Path) -> dict[str, list[tuple[str, str]]]:
-    """The lines the model learns from, by set: the hand-written held-out sets of `eval_dir`
-    (benchmarks/privacy_eval: instructions_*.yaml, statements*.yaml, secrets_*.yaml), the prototypes in
-    guard/data/privacy_prototypes.yaml, and the VoxPrivacy generator's built-in phrasings and statements.
-    Every statement that is not an instruction is "none"."""
+    """The lines the model learns from, by set: the hand-written sets of `eval_dir` (benchmarks/privacy_eval:
+    instructions_*.yaml, statements*.yaml, secrets_*.yaml; each measured blind by the reader of its day,
+    then learned from), the prototypes in guard/data/privacy_prototypes.yaml, and the VoxPrivacy
+    generator's built-in phrasings and statements. Every statement that is not an instruction is "none"."""
     import yaml
 
     from guard.bench import gen_voxprivacy as gen
