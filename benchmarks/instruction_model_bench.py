@@ -5,8 +5,8 @@ and the set is read three ways side by side:
 - prototypes: the grammar, then the nearest MiniLM prototype at 0.6 (the fallback before decision 107);
 - model: the grammar, then the model refit without this set, at `--bar`.
 Per set: instruction lines read right, and lines that are not instructions read as one. The grammar was
-built looking at sets 2 to 11, so only the fallback's part is held out there; `instructions_12` was
-written before the model and measured blind.
+built looking at sets 2 to 11, so only the fallback's part is held out there; sets 12 to 14 were each
+measured blind once before they joined the model's lines (decision 107), and read here refit without them.
 
     .venv/bin/python benchmarks/instruction_model_bench.py [--bar 0.8]
 """

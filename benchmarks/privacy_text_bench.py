@@ -38,7 +38,7 @@ def main() -> None:
     inst = [(clf.instruction(s), label) for label, ss in data["instructions"].items() for s in ss]
     report = {"instruction_" + k: prf([(p == k, t == k) for p, t in inst]) for k in ("nobody", "owner_only")}
     report["instruction_accuracy"] = sum((p or "none") == t for p, t in inst) / len(inst)
-    numbered = sorted(Path(__file__).parent.glob("privacy_eval/instructions_*.yaml"), key=lambda p: int(p.stem[13:]))
+    numbered = sorted(Path(__file__).parent.glob("privacy_eval/instructions_*.yaml"), key=lambda p: int(p.stem.split("_")[1]))
     for extra in (p.stem for p in numbered):
         more = held_out(extra)
         got = [(clf.instruction(s) or "none") == label for label, ss in more.items() for s in ss]

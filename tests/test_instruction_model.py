@@ -35,7 +35,8 @@ def test_a_changed_label_moves_the_weights():
     rows = [r for v in sets.values() for r in v]
     x = text.embed([s for s, _ in rows])
     swap = {NOBODY: OWNER_ONLY, OWNER_ONLY: NOBODY}
-    changed = [swap.get(k, k) if s in dict(sets["instructions_12"]) else k for s, k in rows]
+    moved = {s for s, _ in sets["instructions_12"]}
+    changed = [swap.get(k, k) if s in moved else k for s, k in rows]
     w, _ = fit(x, changed, steps=300)
     w0, _ = fit(x, [k for _, k in rows], steps=300)
     assert np.abs(w - w0).max() > 0.05

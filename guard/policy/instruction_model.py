@@ -3,8 +3,8 @@ regression over MiniLM sentence embeddings, classes nobody / owner_only / none (
 
 The grammar reads the parts of an instruction and misses a phrasing outside them: "lock this away and
 throw away the key, me included", "if I ask you about this later, act like you have no clue". This model
-has seen 300 labelled instructions and 656 lines that are not (`labelled`), and answers
-where the grammar reads none, when its probability reaches the bar. Its weights ship in
+has seen every labelled line the repository holds (`labelled`), and answers where the grammar reads none,
+when its probability reaches the bar. Its weights ship in
 guard/data/instruction_model.npz; `scripts/fit_instructions.py` refits them from the labelled lines
 (`tests/test_instruction_model.py` checks they match). numpy only, no training at run time.
 """
@@ -80,9 +80,6 @@ def labelled(eval_dir: Path) -> dict[str, list[tuple[str, str]]]:
     def read(path: Path) -> dict:
         return yaml.safe_load(path.read_text()) or {}
 
-    def as_text(entry) -> str:   # a statement, or a [statement, key, topic] entry
-        return entry[0] if isinstance(entry, list | tuple) else entry
-
     sets: dict[str, list[tuple[str, str]]] = {}
     for path in sorted(eval_dir.glob("instructions_*.yaml")):
         sets[path.stem] = [(s, k) for k, lines in read(path).items() for s in lines]
@@ -91,12 +88,12 @@ def labelled(eval_dir: Path) -> dict[str, list[tuple[str, str]]]:
         sets[path.stem] = ([(s, k) for k, lines in data.get("instructions", {}).items() for s in lines]
                            + [(s, "none") for lines in data["statements"].values() for s in lines])
     for path in sorted(eval_dir.glob("secrets_*.yaml")):
-        sets[path.stem] = [(as_text(e), "none") for lines in read(path).values() for e in lines]
+        secrets, control = gen.statements(path)
+        sets[path.stem] = [(e[0], "none") for lines in [*secrets.values(), control] for e in lines]
     proto = yaml.safe_load(resources.files("guard.data").joinpath("privacy_prototypes.yaml").read_text())
     sets["prototypes"] = ([(s, k) for k, lines in proto["instructions"].items() for s in lines]
                           + [(s, "none") for lines in proto["categories"].values() for s in lines])
     sets["generator"] = ([(s, "nobody") for s in gen.TIER1 + gen.TIER1_AHEAD]
                          + [(s, "owner_only") for s in gen.TIER2 + gen.TIER2_AHEAD]
-                         + [(as_text(e), "none") for lines in gen.SECRETS.values() for e in lines]
-                         + [(as_text(e), "none") for e in gen.CONTROL])
+                         + [(e[0], "none") for lines in [*gen.SECRETS.values(), gen.CONTROL] for e in lines])
     return sets
