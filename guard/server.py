@@ -229,9 +229,10 @@ def load_components(settings: Settings, metrics: Metrics) -> GuardService:
 
         lead = shared(settings.policy.ledger_whisper, "policy.ledger_whisper")
         asr = Transcriber(lead=lead, runner_ups=False)   # the ledger reads the 1-best alone
-        ledger = SecretLedger(store, asr, PrivacyText(settings.policy.instruction_min_probability,
-                                                     settings.policy.public_margin),
-                              hearing.threshold, settings.policy)
+        second = shared(settings.policy.ledger_second_whisper, "policy.ledger_second_whisper")
+        again = Transcriber(lead=second, runner_ups=False) if second is not None and second is not lead else None
+        ledger = SecretLedger(store, asr, PrivacyText(settings.policy), hearing.threshold, settings.policy,
+                              second=again)
         words = shared(settings.policy.tail_whisper, "policy.tail_whisper")   # the gate's word tails
     log.info("loaded store=%s hearing=%s backend=%s in %.1f s", settings.store.kind,
              settings.hearing.embedder if hearing else "off", backend.name, time.perf_counter() - t)

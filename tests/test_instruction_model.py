@@ -68,3 +68,26 @@ def test_the_classifier_reads_what_the_grammar_does_not(classifier, said, readin
     before the model read the four instructions as none too."""
     assert instructions.read(said) is None
     assert classifier.instruction(said) == reading
+
+
+@pytest.mark.parametrize("said, grammar, reading", [
+    # the grammar takes "nobody else" / "anyone" for an owner's exception; the model reads the speaker in
+    ("nobody else hears this, and neither do I", OWNER_ONLY, NOBODY),
+    ("never let anyone hear this, the one saying it included", OWNER_ONLY, NOBODY),
+    ("keep this from the others, though you can tell me", OWNER_ONLY, OWNER_ONLY),
+    # never-disclose by the model under 0.8, over its own bar (decision 109)
+    ("this conversation didn't happen, got it", None, NOBODY),
+])
+def test_never_disclose_has_its_own_bar_and_overrules_the_grammar(classifier, said, grammar, reading):
+    assert instructions.read(said) == grammar
+    assert classifier.instruction(said) == reading
+
+
+def test_the_bars_are_settings():
+    from guard.config import PolicySettings
+    from guard.policy.privacy_text import PrivacyText
+
+    strict = PrivacyText(PolicySettings(instruction_overrule_probability=1.0,
+                                        instruction_nobody_min_probability=0.99))
+    assert strict.instruction("nobody else hears this, and neither do I") == OWNER_ONLY
+    assert strict.instruction("this conversation didn't happen, got it") is None

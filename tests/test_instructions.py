@@ -18,6 +18,12 @@ from tests.test_secrets import THRESHOLD, ScriptedAsr
     ("even if I ask, don't tell me this again", NOBODY),
     ("Pretend you never heard this, and don't tell me either.", NOBODY),
     ("THIS ONE'S FOR NOBODY'S EARS, NOT EVEN MINE", NOBODY),
+    # decision 109: the speaker taken in with other words
+    ("i am begging you don't bring this back up to anybody especially not me", NOBODY),
+    ("don't tell anyone, least of all me", NOBODY),
+    ("keep it from everybody, I mean everybody, me as well", NOBODY),
+    ("no one hears this from you, including yours truly", NOBODY),
+    ("treat this like you never heard it, and that goes for when I ask as well", NOBODY),
     ("this is just between the two of us", OWNER_ONLY),
     ("Don't tell anyone else, but you can remind me.", OWNER_ONLY),
     ("don't let anyone else find out only me", OWNER_ONLY),

@@ -132,6 +132,27 @@ def test_turns_set_the_scope(store, classifier, hearing, lines, scope):
     assert "ulcer" not in str(recorded) and "library" not in str(recorded)  # responses never echo content
 
 
+ULCER = "my doctor told me i have a stomach ulcer"
+
+
+@pytest.mark.parametrize("first, second, scope", [
+    # Whisper base misheard the instruction; the second recogniser heard it (vp13's "yours truly")
+    ("this is strictly between you and yours drully", "this is strictly between you and yours truly", OWNER_ONLY),
+    # the stricter reading wins, whichever recogniser heard it
+    ("please do not tell anyone about that not even me", "please do not tell anyone about that", NOBODY),
+    ("don't tell anyone about it", "don't tell anyone about it not even me", NOBODY),
+    ("the library opens at nine", "the library opens at nine", INFERRED),   # no instruction: the statement's
+])
+def test_an_instruction_either_recogniser_reads_applies(store, classifier, hearing, first, second, scope):
+    ledger = SecretLedger(store, ScriptedAsr([ULCER, first]), classifier, THRESHOLD, PolicySettings(),
+                          second=ScriptedAsr([ULCER, second]))
+    sid = store.open_session("default", 60).session_id
+    clip = scenes.level(scenes.tts("awb", scenes.SENTENCES[0]), -20)
+    for _ in range(2):
+        ledger.record("default", sid, clip, hearing.hear(clip, []))
+    assert store.secrets("default", sid)[0].scope == scope
+
+
 class HeardAsr:
     """One transcript with the lead recogniser's confidence."""
 

@@ -90,8 +90,10 @@ RESTRICT = _any(
 SELF_IN = _any(
     r"\bnot even (?:\w+ ){0,2}?(?:me|mine|myself)\b|\bnot even (?:when|if) i\b|\bnot even i\b|\beven (?:when|if) i'?m the one\b|\bnot evenly\b",  # misheard
     r"\beven (?:to |with |around |from |for |in front of |before )?(?:me|myself)\b",
-    r"\b(?:(?:and|but) not|not (?:to|with)) me\b|\bi (?:don'?t|do not|never) want to (?:hear|know)\b",
-    r"\b(?:including|includes|include) (?:me|myself)\b|\bme (?:included|too|neither|either)\b",
+    r"\b(?:(?:and|but|especially|particularly|certainly) not|not (?:to|with)) me\b|\bleast of all (?:to )?me\b",
+    r"\bi (?:don'?t|do not|never) want to (?:hear|know)\b",
+    r"\b(?:including|includes|include) (?:me|myself|yours truly)\b|\bme (?:included|too|neither|either|as well)\b",
+    r"\b(?:when|if) i ask(?: you)?(?: about it| for it)? (?:as well|too)\b|\bas well as (?:to |with )?me\b",
     r"\bme either\b|\bnor (?:to |with )?me\b|\beven (?:if|when) i\b",
     r"\b(?:me|myself)(?: this| that| it)? or (?:to |with )?(?:anyone|anybody)\b|\b(?:anyone|anybody) or (?:me|myself)\b",
     rf"{_NOT_NEGATED}\bforget\b|\bfrom your memory\b|\bgoes for me\b|\bmyself included\b",

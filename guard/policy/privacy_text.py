@@ -2,7 +2,10 @@
 
 Instructions: the grammar of guard.policy.instructions first (recognisers hear its function words well),
 then, where it finds none, a softmax regression over the MiniLM embedding (guard.policy.instruction_model,
-decision 107) when its probability reaches `instruction_threshold` (`policy.instruction_min_probability`).
+decision 107) when its probability reaches the bar for the class it reads (`policy.instruction_min_probability`
+for owner-only, `policy.instruction_nobody_min_probability` for never-disclose). Where the grammar reads
+owner-only and the model reads never-disclose at `policy.instruction_overrule_probability` or more, the
+stricter reading wins: the grammar takes "including when I ask" for an owner's exception (decision 109).
 Sensitivity: private when the statement says it is kept from someone (SECRECY), else
 nearest-prototype over MiniLM sentence embeddings: eight private categories against everyday talk, which
 must lead by `public_margin` to be shared (decision 97: closer calls are kept private). No training at run
@@ -43,6 +46,17 @@ def _prototypes() -> dict:
     return yaml.safe_load(resources.files("guard.data").joinpath("privacy_prototypes.yaml").read_text())
 
 
+def combine(said: str | None, label: str, p: float, bars: dict[str, float], overrule: float) -> str | None:
+    """The instruction read from the grammar's reading `said` and the model's (`label`, probability `p`):
+    the grammar's where it reads one, but never-disclose where it reads owner-only and the model reads
+    never-disclose at `overrule` or more; else the model's where `p` reaches the bar for its class."""
+    if said == OWNER_ONLY and label == NOBODY and p >= overrule:
+        return NOBODY
+    if said:
+        return said
+    return label if label in bars and p >= bars[label] else None
+
+
 @dataclass(frozen=True)
 class Sensitivity:
     private: bool
@@ -53,25 +67,23 @@ class Sensitivity:
 class PrivacyText:
     """`instruction(text)` -> nobody | owner_only | None; `sensitivity(text)` -> Sensitivity."""
 
-    def __init__(self,
-                 instruction_threshold: float = PolicySettings.model_fields["instruction_min_probability"].default,
-                 public_margin: float = PolicySettings.model_fields["public_margin"].default):
+    def __init__(self, settings: PolicySettings | None = None):
+        settings = settings or PolicySettings()
         p = _prototypes()
         self._inst = InstructionModel.load()
         self._cats = {k: text.embed(v) for k, v in p["categories"].items()}
-        self.instruction_threshold = instruction_threshold
-        self.public_margin = public_margin
+        self.bars = {OWNER_ONLY: settings.instruction_min_probability,
+                     NOBODY: settings.instruction_nobody_min_probability}
+        self.overrule = settings.instruction_overrule_probability
+        self.public_margin = settings.public_margin
 
     def instruction(self, utterance: str) -> str | None:
         if not utterance.strip():
             return None
         said = instructions.read(utterance)
-        if said:
+        if said == NOBODY:
             return said
-        label, p = self._inst.read(text.embed([utterance])[0])
-        if label == "none" or p < self.instruction_threshold:
-            return None
-        return label
+        return combine(said, *self._inst.read(text.embed([utterance])[0]), self.bars, self.overrule)
 
     def sensitivity(self, utterance: str) -> Sensitivity:
         e = text.embed([utterance])[0]

@@ -1,6 +1,7 @@
 """The secret ledger: who told the assistant what, and who may hear it again (VoxPrivacy tiers).
 
-Per Listen turn, each voice heard is transcribed and classified:
+Per Listen turn, each voice heard is transcribed and classified (an instruction is read in a second
+recogniser's 1-best too, and the stricter reading applies: decision 109):
 - an instruction ("not even me" -> nobody; "between you and me" -> owner_only) re-scopes that voice's
   latest entry in the session (the session's latest where none matches the voice: restrict-only), and is
   kept as an entry of that scope itself, holding the words said with it (not the instruction's own). One
@@ -64,8 +65,9 @@ def voice_of(samples: np.ndarray, d: Diarization, track: Track) -> Voice:
 
 class SecretLedger:
     def __init__(self, store: Store, asr: Transcriber, classifier: PrivacyText, verify_threshold: float,
-                 settings: PolicySettings):
+                 settings: PolicySettings, second: Transcriber | None = None):
         self.store, self.asr, self.classifier = store, asr, classifier
+        self.second = second   # hears each utterance again for an instruction the first recogniser missed
         self.threshold = verify_threshold
         self.settings = settings
 
@@ -74,12 +76,13 @@ class SecretLedger:
         out = []
         entries = self.store.secrets(household, session_id)
         for track in d.tracks:
-            heard = self.asr(isolate(samples, d, track, self.settings.hangover_seconds))
+            clip = isolate(samples, d, track, self.settings.hangover_seconds)
+            heard = self.asr(clip)
             utterance = heard.best
             if not utterance:
                 continue
             voice = voice_of(samples, d, track)
-            instruction = self.classifier.instruction(utterance)
+            instruction, utterance = self.instruction(clip, utterance)
             mine = [e for e in entries if self.same_voice(e, voice, strict=False)]
             ahead = bool(instruction) and instructions.ahead(utterance)
             reported = None
@@ -114,6 +117,20 @@ class SecretLedger:
             out.append(reported or pb.Recorded(speaker_label=track.label, speaker_id=voice.speaker_id,
                                                scope=scope, category=category))
         return out
+
+    def instruction(self, clip: np.ndarray, utterance: str) -> tuple[str | None, str]:
+        """(the privacy instruction, the words it was read in) for one voice's clip, first heard as
+        `utterance`: the stricter of the readings of both recognisers' 1-best. Misheard words lose an
+        instruction ("treat this as class of fight", "yours drully") more often than they make one, and a
+        missed instruction is the unsafe error (decision 109)."""
+        instruction = self.classifier.instruction(utterance)
+        if self.second is None:
+            return instruction, utterance
+        other = self.second(clip).best
+        again = self.classifier.instruction(other) if other else None
+        if again and STRICTNESS.index(again) > STRICTNESS.index(instruction or PUBLIC):
+            return again, other
+        return instruction, utterance
 
     # deciding -----------------------------------------------------------------------------------
     def same_voice(self, entry: SecretEntry, voice: Voice, strict: bool = True) -> bool:
