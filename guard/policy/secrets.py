@@ -124,7 +124,7 @@ class SecretLedger:
         instruction ("treat this as class of fight", "yours drully") more often than they make one, and a
         missed instruction is the unsafe error (decision 109)."""
         instruction = self.classifier.instruction(utterance)
-        if self.second is None:
+        if self.second is None or instruction == NOBODY:   # nothing stricter to hear
             return instruction, utterance
         other = self.second(clip).best
         again = self.classifier.instruction(other) if other else None
