@@ -1,7 +1,7 @@
 """Precision and recall of the privacy text classifiers on the held-out hand-written sets.
 
 `statements.yaml` (instructions and statements), `instructions_2.yaml` onwards (more instruction
-phrasings), `statements_2.yaml` to `_5` (more Tier 3 statements, half of them everyday talk that should stay
+phrasings), `statements_2.yaml` onwards (more Tier 3 statements, half of them everyday talk that should stay
 public); what each set was used for is said at its top. Instruction accuracy per set, and how many of a
 set's instructions leave words behind that `said_with` would keep as content (the two sets 2 lines that
 say a secret with the instruction should).
@@ -50,7 +50,8 @@ def main() -> None:
     report["private"] = prf([(p.private, t != "public") for p, t in sens])
     report["category_accuracy_on_private"] = (sum(p.category == t for p, t in sens if t != "public")
                                               / sum(t != "public" for _, t in sens))
-    for extra in (f"statements_{i}" for i in range(2, 6)):
+    for extra in sorted((p.stem for p in Path(__file__).parent.glob("privacy_eval/statements_*.yaml")),
+                        key=lambda stem: int(stem.split("_")[1])):
         more = held_out(extra)["statements"]
         got = [(clf.sensitivity(s).private, label != "public") for label, ss in more.items() for s in ss]
         report[f"private_{extra}"] = prf(got)
