@@ -28,8 +28,8 @@ from guard.audio import decode
 from guard.bench.voxprivacy import contains_key
 from guard.hearing.asr import Transcriber
 from guard.hearing.whisper import BUNDLED, BUNDLED_BASE, shared, spoken
-from guard.policy.privacy_text import PUBLIC, PrivacyText
-from guard.policy.secrets import STRICTNESS
+from guard.policy.privacy_text import PrivacyText
+from guard.policy.secrets import stricter
 
 ROOMS = {"clean": None, "room": (0.3, 8.0, 20.0), "far": (0.6, 4.0, 15.0)}
 
@@ -86,8 +86,7 @@ def row(room: str, name: str, clips: list, hyps: list[str], also: list[str], sec
         errs, n = errs + e, n + k
         want = classify.instruction(line)
         if want:
-            got = max(classify.instruction(hyp) or PUBLIC, classify.instruction(other) or PUBLIC,
-                      key=STRICTNESS.index)
+            got = stricter(classify.instruction(hyp), classify.instruction(other))
             instr_ok, instr_n = instr_ok + (got == want), instr_n + 1
         if keys:
             key_ok, key_n = key_ok + contains_key(hyp, keys), key_n + 1

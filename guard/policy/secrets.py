@@ -48,6 +48,11 @@ AHEAD = "instruction_ahead"   # an instruction that scopes its speaker's next st
 STRICTNESS = [PUBLIC, INFERRED, OWNER_ONLY, NOBODY]
 
 
+def stricter(first: str | None, second: str | None) -> str | None:
+    """The stricter of two instruction readings (None: no instruction), the first where they tie."""
+    return max(first or PUBLIC, second or PUBLIC, key=STRICTNESS.index) if first or second else None
+
+
 @dataclass(frozen=True)
 class Voice:
     speaker_id: str        # enrolled identity or ""
@@ -128,7 +133,7 @@ class SecretLedger:
             return instruction, utterance
         other = self.second(clip).best
         again = self.classifier.instruction(other) if other else None
-        if again and STRICTNESS.index(again) > STRICTNESS.index(instruction or PUBLIC):
+        if stricter(instruction, again) != instruction:
             return again, other
         return instruction, utterance
 
