@@ -60,6 +60,8 @@ def test_a_facts_file_of_your_own_topics_makes_the_suite(tmp_path):
 
     facts = load_facts(FACTS_2)
     assert len(facts) >= 12 and all("{x}" in s for f in facts for s in f.says)
+    for shipped in sorted(FACTS_2.parent.glob("facts_*.yaml")):   # every committed held-out set loads
+        assert len(load_facts(shipped)) >= 12, shipped.name
     out = tmp_path / "suite"
     assert main(["bench", "generate", "shbench", "--out", str(out), "--scenes", "2", "--seed", "5",
                  "--facts", str(FACTS_2)]) == 0

