@@ -367,7 +367,8 @@ def build_parser() -> argparse.ArgumentParser:
     bp.add_argument("--secrets", help="VoxPrivacy: a YAML file of your own statements ({category: "
                     "[[statement, key, topic], ...], control: [...]}), each told and probed")
     bp.add_argument("--facts", help="SH-Bench: a YAML file of your own topics ({topic: {says: [...], "
-                    "asks: [...], pool: [...]}}, `{x}` the value) instead of the built-in ones")
+                    "asks: [...], pool: [...]}}, `{x}` the value, a pool value a string or {option, said}) instead "
+                    "of the built-in ones")
     bp.add_argument("--voices", type=voice_list, help="comma-separated voices to cast (default "
                     "awb,rms,slt,kal,ked; `heart` is a neural voice held out of all tuning)")
     bp.set_defaults(func=cmd_bench_generate)

@@ -83,6 +83,38 @@ def test_a_facts_file_of_your_own_topics_makes_the_suite(tmp_path):
     assert main(["bench", "generate", "shbench", "--out", str(tmp_path / "no"), "--facts", str(bad)]) == 2
 
 
+def test_an_option_can_be_said_in_other_words(tmp_path, monkeypatch):
+    """facts_6: the question lists a summary ("Exhausted"), the speaker says something else ("completely
+    worn out ..."): the record's answer is the option, the scene speaks the other words."""
+    from guard import scenes
+    from guard.bench import gen_shbench
+    from guard.bench.facts import load_facts
+
+    facts = load_facts(FACTS_2.parent / "facts_6.yaml")
+    assert all(len(f.spoken) == len(f.pool) for f in facts)
+    mood = next(f for f in facts if f.key == "mood")
+    assert "Exhausted" in mood.pool and mood.said("Exhausted") == "completely worn out and ready for bed"
+    spoken = []
+    real = scenes.conversation
+
+    def conversation(main, main_lines, bystanders, **kw):
+        spoken.extend(main_lines + [line for _, lines in bystanders for line in lines])
+        return real(main, main_lines, bystanders, **kw)
+
+    monkeypatch.setattr(scenes, "conversation", conversation)
+    rows = json.loads(gen_shbench.generate(tmp_path / "suite", n_scenes=1, seed=3, facts=facts).read_text())
+    by_ask = {q: f for f in facts for q in f.asks}
+    for r in rows:
+        f = by_ask[r["question"]]
+        assert r["answer"] in f.pool and r["answer"] in r["options"]
+        assert any(f.said(r["answer"]) in line and r["answer"] not in line for line in spoken)
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("\n".join(f"t{i}: {{says: ['{{x}}'], asks: [q], pool: [a, b, c, {{option: d}}]}}"
+                             for i in range(4)))
+    with pytest.raises(ValueError, match="option, said"):
+        load_facts(bad)
+
+
 def test_the_held_out_voice_is_cast_on_request_and_heard(tmp_path, monkeypatch):
     from guard import scenes
     from guard.bench.facts import DESCRIPTIONS

@@ -271,6 +271,38 @@ def test_in_selective_an_option_nothing_heard_names_is_not_answered(cascade):
     assert cascade.choose(said, q, days, {"friday"}, 0.3).startswith("B.")
 
 
+def test_in_selective_an_option_said_in_other_words_is_answered_by_a_clear_margin(cascade, monkeypatch):
+    # Seed 601's gated main speakers as Whisper heard them (facts_6: options that summarise what was
+    # said, decision 114). No word heard names "Bias in hiring software": the text rules say "I don't
+    # know"; what was said means it, by a clear margin over the other options.
+    idk = "I do not have the information to answer the question"
+    heard = Transcript("for my dissertation i am looking at whether recruitment programs treat some applicants "
+                       "in fairleg what users hated about the old remote is that you had to change the "
+                       "batteries every fortnight")
+    q = "What is the topic of the speaker's thesis?"
+    thesis = ["Artificial intelligence in schools", "Data privacy in hospitals", "Bias in hiring software", idk,
+              "Renewable energy in farming"]
+    assert cascade.choose(heard, q, thesis, set(), 0.3).startswith("D.")
+    assert cascade.in_other_words(heard, q, thesis) == "C. Bias in hiring software"
+    # a bystander's question about something the main speaker did not talk about: no option is that like
+    deadline = ["Health insurance enrollment", "A student loan repayment", idk, "A parking fine", "Tax filing"]
+    assert cascade.in_other_words(heard, "What type of deadline did the speaker miss?", deadline) is None
+    # the question's topic with a value not among the options ("it stopped working from the other side
+    # of the room"): two options are about as like it, so nothing is answered
+    remote = Transcript("the problem with old remote was that it stopped working from the other side of the "
+                        "room speed matter so much in marketing since other firms steal anything good within days")
+    problems = ["Disorganised buttons", "It was too heavy", idk, "Short battery life", "It broke easily"]
+    assert cascade.in_other_words(remote, "What problem did the speaker identify with the old remote?",
+                                  problems) is None
+    # wired after the text rules and the re-reading, in SELECTIVE mode only; margin 0 turns it off
+    audio = np.ones(16000, np.float32)
+    monkeypatch.setattr(cascade, "asr", Heard(heard, []))
+    monkeypatch.setattr(cascade, "recheck", None)
+    assert cascade.generate(audio, Task("p", q, thesis, selective=True, streams=[audio])).startswith("C.")
+    monkeypatch.setattr(cascade, "meaning_margin", 0.0)
+    assert cascade.generate(audio, Task("p", q, thesis, selective=True, streams=[audio])).startswith("D.")
+
+
 def test_a_runner_up_word_beside_the_question_s_own_words_counts_in_selective(cascade):
     # A background-layout scene's main speaker, "I am going to work by bus from now on", as heard under a
     # bystander: the 1-best lost "bus", a runner-up kept it beside "work"; MiniLM puts that hypothesis at

@@ -111,6 +111,7 @@ def test_selective_mode_answers_a_reread_name_and_only_where_nothing_named_an_op
     # (A name with one spelling: on session 33's machine Whisper wrote "Katherine" as "catherine", at 0.32,
     # where the same test had passed on earlier machines.) A spy stands for the re-reading.
     monkeypatch.setattr(on, "choose", lambda *a, **k: "C. " + IDK)
+    monkeypatch.setattr(on, "meaning_margin", 0.0)   # the answer by meaning (decision 114) is tested apart
     read: list = []
     monkeypatch.setattr(on, "recheck", lambda *a, **k: read.append(a))
     named = said("awb", "At work my new manager is Grace.")

@@ -16,7 +16,8 @@ def make_backend(settings: BackendSettings) -> Backend:
         return CascadeBackend(whisper=settings.cascade_whisper,
                               second_whisper=settings.cascade_second_whisper,
                               general_min_support=settings.cascade_general_min_support,
-                              recheck=settings.cascade_recheck)
+                              recheck=settings.cascade_recheck,
+                              meaning_margin=settings.cascade_meaning_margin)
     if settings.name == "openai":
         from guard.backends.openai import OpenAIBackend
         from guard.chat_http import ChatClient

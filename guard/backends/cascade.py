@@ -47,7 +47,10 @@
   does the flight take off?" with "nine" (decision 105).
   Before SELECTIVE mode answers "I don't know", where no 1-best word names an option, Whisper re-reads the
   sentence about the question with each option in it (guard.backends.recheck, decision 102): a name heard
-  as other words ("walking" for Joaquin) is found in the audio, not the text.
+  as other words ("walking" for Joaquin) is found in the audio, not the text. Where that finds none
+  either, an option the main speaker said in other words is answered by meaning (`in_other_words`): its
+  "question + option" at least MEANING_MIN like a sentence heard and `meaning_margin` ahead of every
+  other option ("so glad it was over and quite optimistic" for "Relieved and hopeful", decision 114).
 - Open questions: the transcript window that best answers the question (extractive), searched in
   what was heard and in the session memory the requester may hear (Task.context); with no window close
   enough, the closest memory line.
@@ -70,6 +73,7 @@ from guard.policy.answer import IDK_TEXT, LETTERS, idk_index
 RELEVANCE_NBEST = 3  # runner-up hypotheses also searched for relevance to the question (SELECTIVE mode)
 LOCAL_SECONDS = 2.0  # a keyword detection is judged by the 1-best words this close to it (SELECTIVE mode)
 PHRASE_WORDS = 3  # a phrase (the 1-best between two pauses) of this many to window_words words is read whole
+MEANING_MIN = 0.4  # least likeness of "question + option" to a sentence heard for an answer in other words
 
 
 TENS = frozenset(TENS_WORDS[2:])   # "twenty" .. "ninety"
@@ -106,7 +110,7 @@ class CascadeBackend(Backend):
                  spot_threshold: float = 1e-10, spot_min_relevance: float = 0.3, whisper: str = BUNDLED_BASE,
                  misheard_ratio: float = 0.85, beside_words: int = 4, second_whisper: str = BUNDLED,
                  general_min_support: float = 0.0, sound_alike: bool = True, recheck: bool = True,
-                 said_min_relevance: float = 0.1):
+                 said_min_relevance: float = 0.1, meaning_margin: float = 0.08):
         from guard.hearing.whisper import shared
 
         lead = shared(whisper)
@@ -120,6 +124,7 @@ class CascadeBackend(Backend):
         self.spot_min_relevance, self.said_min_relevance = spot_min_relevance, said_min_relevance
         self.misheard_ratio, self.sound_alike = misheard_ratio, sound_alike
         self.beside_words = beside_words
+        self.meaning_margin = meaning_margin
         # Whisper re-reads the sentence about the question with each option in it (SELECTIVE mode, decision 102)
         self.recheck = Recheck(lead) if recheck and lead is not None else None
 
@@ -169,8 +174,9 @@ class CascadeBackend(Backend):
             choice = self.choose(transcript, task.question, task.options, spotted, min_relevance,
                                  selective=task.selective)
             unanswered = idk >= 0 and choice.startswith(f"{LETTERS[idk]}. ")
-            if task.selective and self.recheck is not None and unanswered:
-                return self.reread(heard, task.question, task.options) or choice
+            if task.selective and unanswered:
+                found = self.reread(heard, task.question, task.options) if self.recheck is not None else None
+                return found or self.in_other_words(transcript, task.question, task.options) or choice
             return choice
         return self.extract(transcript.best, task.question, task.context)
 
@@ -191,6 +197,25 @@ class CascadeBackend(Backend):
                 best = real[found.option]
                 return f"{LETTERS[best]}. {options[best]}"
         return None
+
+    def in_other_words(self, transcript: Transcript, question: str, options: list[str]) -> str | None:
+        """SELECTIVE mode, where nothing heard names an option: the option the main speaker said in other
+        words, as "B. option", or None. Its "question + option" must be at least MEANING_MIN like a sentence
+        heard (`passages`) and beat every other option's by `meaning_margin`. "after the interview i
+        honestly felt so glad it was over and quite optimistic" answers "Relieved and hopeful"; a sentence
+        about something else is not that like any option, and one about the question with a value not
+        among the options is about as like two of them (decision 114)."""
+        idk = idk_index(options)
+        real = [i for i in range(len(options)) if i != idk]
+        wins = self.passages(transcript)
+        if self.meaning_margin <= 0 or len(real) < 2 or not wins:
+            return None
+        like = (self.embed([f"{question} {options[i]}" for i in real]) @ self.embed(wins).T).max(axis=1)
+        first, second = np.sort(like)[::-1][:2]
+        if first < MEANING_MIN or first - second < self.meaning_margin:
+            return None
+        best = real[int(like.argmax())]
+        return f"{LETTERS[best]}. {options[best]}"
 
     def on_topic(self, transcript: Transcript, hits: list[tuple[str, float, float]], question: str,
                  min_relevance: float) -> set[str]:

@@ -18,7 +18,14 @@ class Fact:
     key: str              # topic id; a scene never uses one topic twice
     says: tuple[str, ...]  # statement templates, {x} is the slot
     asks: tuple[str, ...]  # question templates
-    pool: tuple[str, ...]  # slot values (answer and distractors)
+    pool: tuple[str, ...]  # slot values (answer and distractors), as the question's options list them
+    spoken: tuple[tuple[str, str], ...] = ()   # (option, what the speaker says for it) where they differ
+
+    def said(self, value: str) -> str:
+        """What the speaker says in the slot for the option `value`: its own words unless `spoken` gives
+        others (a summary option, "Market trends change very fast", for "what people want shifts from one
+        week to the next")."""
+        return dict(self.spoken).get(value, value)
 
 
 FACTS = [
@@ -66,23 +73,43 @@ MIN_FACTS = 4   # a generated scene states four facts, each of another topic
 def load_facts(path: Path) -> list[Fact]:
     """Facts from YAML, {topic: {says: [...], asks: [...], pool: [...]}}; ValueError naming what is wrong:
     not YAML, fewer than four topics, a statement without its `{x}` slot, or a pool of fewer than four
-    distinct values (an answer and three distractors)."""
+    distinct values (an answer and three distractors). A pool value is a string (said as the option
+    reads) or {option, said}: the option as the question lists it, and what the speaker says instead."""
     data = read_yaml(path)
     if not isinstance(data, dict) or len(data) < MIN_FACTS:
         raise ValueError(f"{path}: needs at least {MIN_FACTS} topics, each {{says, asks, pool}}")
     facts = []
     for key, entry in data.items():
         lists = [entry.get(k) if isinstance(entry, dict) else None for k in ("says", "asks", "pool")]
+        spoken = _spoken(lists[2]) if isinstance(lists[2], list) else None
+        if spoken is not None:
+            lists[2] = [o for o, _ in spoken]
         if not all(strings(x) for x in lists):
-            raise ValueError(f"{path}: {key}: needs non-empty `says`, `asks` and `pool` lists of strings")
+            raise ValueError(f"{path}: {key}: needs non-empty `says` and `asks` lists of strings and a "
+                             "`pool` list of strings or {option, said} pairs")
         says, asks, pool = lists
         if not all("{x}" in line and _fills(line) for line in says):
             raise ValueError(f"{path}: {key}: every statement needs the slot {{x}} where the value is said, "
                              "and no other {...}")
         if len(set(pool)) < 4:
             raise ValueError(f"{path}: {key}: the pool needs 4 or more distinct values")
-        facts.append(Fact(str(key), tuple(says), tuple(asks), tuple(dict.fromkeys(pool))))
+        said = tuple((o, w) for o, w in spoken or () if w != o)
+        facts.append(Fact(str(key), tuple(says), tuple(asks), tuple(dict.fromkeys(pool)), said))
     return facts
+
+
+def _spoken(pool: list) -> list[tuple[str, str]] | None:
+    """(option, said) per pool value, a string being said as it reads; None where a value is neither a
+    string nor a mapping of the two strings `option` and `said`."""
+    out = []
+    for v in pool:
+        if isinstance(v, str):
+            out.append((v, v))
+        elif isinstance(v, dict) and set(v) == {"option", "said"} and strings([v["option"], v["said"]]):
+            out.append((v["option"], v["said"]))
+        else:
+            return None
+    return out
 
 
 def _fills(line: str) -> bool:

@@ -36,7 +36,7 @@ def generate(out: Path, *, n_scenes: int = 20, seed: int = 0, variant: int = 0, 
         for k, f in enumerate(bank[j] for j in rng.permutation(len(bank))[:4]):
             who = main if k < 2 else bystanders[(k - 2) % len(bystanders)]
             value = str(rng.choice(f.pool))
-            line = f.says[(variant + k) % len(f.says)].format(x=value)
+            line = f.says[(variant + k) % len(f.says)].format(x=f.said(value))
             said.append((who, f, value, line))
         main_lines = [s[3] for s in said if s[0] == main]
         by_lines = [(b, [s[3] for s in said if s[0] == b]) for b in bystanders]
