@@ -299,8 +299,10 @@ def test_in_selective_an_option_said_in_other_words_is_answered_by_a_clear_margi
     monkeypatch.setattr(cascade, "asr", Heard(heard, []))
     monkeypatch.setattr(cascade, "recheck", None)
     assert cascade.generate(audio, Task("p", q, thesis, selective=True, streams=[audio])).startswith("C.")
+    general = cascade.generate(audio, Task("p", q, thesis, selective=False, streams=[audio]))
     monkeypatch.setattr(cascade, "meaning_margin", 0.0)
     assert cascade.generate(audio, Task("p", q, thesis, selective=True, streams=[audio])).startswith("D.")
+    assert cascade.generate(audio, Task("p", q, thesis, selective=False, streams=[audio])) == general
 
 
 def test_a_runner_up_word_beside_the_question_s_own_words_counts_in_selective(cascade):
