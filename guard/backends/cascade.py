@@ -44,7 +44,10 @@
   question's words within `beside_words` of it, or the words around it (or the phrase holding it: the
   1-best between two of the speaker's pauses, decision 113) at least `said_min_relevance` like the
   question. The main speaker's "my new manager is nine" (Niamh, misheard) answered a bystander's "when
-  does the flight take off?" with "nine" (decision 105).
+  does the flight take off?" with "nine" (decision 105). And in SELECTIVE mode only a word no other
+  option has names one (`naming_words`: "months", heard, names none of "Two months" and "Six months"); a
+  grammar word (text.LIGHT: "taking", "out") counts only where the 1-best says it, in either mode; words
+  are compared by stem, British and American spellings alike (`text.american`; decision 115).
   Before SELECTIVE mode answers "I don't know", where no 1-best word names an option, Whisper re-reads the
   sentence about the question with each option in it (guard.backends.recheck, decision 102): a name heard
   as other words ("walking" for Joaquin) is found in the audio, not the text. Where that finds none
@@ -101,6 +104,16 @@ def within_longer(heard: str, options: list[str]) -> list[bool]:
         longer += [ab for ab in numbers if len(seqs[k]) < 2]
         out.append(bool(mine) and all(any(a <= x and y <= b for a, b in longer) for x, y in mine))
     return out
+
+
+LIGHT_STEMS = frozenset(text.stem(w) for w in text.LIGHT)
+
+
+def naming_words(owns: list[set[str]]) -> list[set[str]]:
+    """Per option (its content stems less the question's, `owns`), the stems that can name it in SELECTIVE
+    mode: those no other option has ("months" is in "Two months" and "Six months": heard, it tells none of
+    them apart). An option whose words the others all share keeps them all (decision 115)."""
+    return [own - set().union(*(owns[:k] + owns[k + 1:])) or own for k, own in enumerate(owns)]
 
 
 class CascadeBackend(Backend):
@@ -188,9 +201,10 @@ class CascadeBackend(Backend):
         idk = idk_index(options)
         real = [i for i in range(len(options)) if i != idk]
         asked = text.content(question)
+        naming = naming_words([text.content(options[i]) - asked for i in real])
         for audio, t in heard:
             said = text.content(t.best)
-            if not t.words or any((text.content(options[i]) - asked) & said for i in real):
+            if not t.words or any(words & said for words in naming):
                 continue
             found = self.recheck(trim_silence(audio), t.words, question, [options[i] for i in real], t.sure)
             if found is not None:
@@ -252,6 +266,7 @@ class CascadeBackend(Backend):
         emb_o = self.embed([f"{question} {o}" for o in options])
         sims = (emb_o @ emb_w.T).max(axis=1)
         owns = [text.content(o) - asked for o in options]
+        naming = naming_words(owns)
         partial = [0 < len(own & heard) < len(own) for own in owns]   # some, not all, of an option heard
         misheard = self.misheard(transcript, options, owns, heard)
         weak_ok = True   # weak evidence counts
@@ -267,24 +282,27 @@ class CascadeBackend(Backend):
         said = set().union(*owns) & heard
         off = self.off_topic(transcript, question, said, asked) if min_relevance > 0 else set()
         out = []
-        for o, s, own, part, inside in zip(options, sims, owns, partial, within_longer(transcript.best, options)):
+        for k, (o, s, own, part, inside) in enumerate(zip(options, sims, owns, partial,
+                                                          within_longer(transcript.best, options))):
             if part and not weak_ok:
                 own = set()   # part of an option heard ("floor fifteen" -> "four fifteen" for "four o'clock")
             plain = {x for x in text.words(o) if text.stem(x) == x}   # "watch", not "watched" or "hiking"
-            lexical = 0.0
+            credit = {}
             for w in own:
                 if w in off:
                     continue   # said, but only in a sentence about something else (SELECTIVE, decision 105)
                 if w in heard and not inside and not (w in past and w in plain):
-                    lexical += 1.0
+                    credit[w] = 1.0
+                elif w in LIGHT_STEMS:
+                    continue   # a grammar word in a runner-up ("taking the ticket") or misspelt is noise
                 else:
                     rank = next((r for r, h in enumerate(runner_up) if w in h), None)
                     if w in misheard:   # weak evidence, as a runner-up word
                         rank = misheard[w] if rank is None else min(rank, misheard[w])
-                    lexical += 0.0 if rank is None else 0.7 / (1 + rank / 5)
-            lexical = lexical / len(own) if own else 0.0
+                    credit[w] = 0.0 if rank is None else 0.7 / (1 + rank / 5)
+            lexical = sum(credit.values()) / len(own) if own else 0.0
             found = self.spot_weight if o.lower().strip() in (spotted or set()) else 0.0
-            if min_relevance > 0 and not lexical:
+            if min_relevance > 0 and not any(credit.get(w) for w in naming[k]):
                 out.append(0.0)   # SELECTIVE: no hypothesis names it; likeness or a detection alone is a guess
                 continue
             out.append(0.5 * max(0.0, float(s)) + 0.5 * lexical + found)
