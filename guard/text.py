@@ -67,7 +67,7 @@ def bare(w: str) -> str:
 _AMERICAN = {"jewellery": "jewelry", "grey": "gray", "programme": "program", "tyre": "tire", "cheque": "check",
              "pyjamas": "pajamas", "aeroplane": "airplane", "mould": "mold", "plough": "plow", "storey": "story",
              "kerb": "curb", "practise": "practice", "ageing": "aging", "judgement": "judgment", "enrol": "enroll",
-             "fulfil": "fulfill", "doughnut": "donut", "cosy": "cozy", "moustache": "mustache", "mum": "mom",
+             "fulfil": "fulfill", "doughnut": "donut", "cosy": "cozy", "moustache": "mustache",
              "sceptical": "skeptical", "manoeuvre": "maneuver", "aluminium": "aluminum", "draught": "draft"}
 _SPELLINGS = [(re.compile(a), b) for a, b in [
     (r"^([a-z]*[aeiou][a-z]*)our(s|ed|ing|ite|ites|able|ably|er|ers|ful|less|hood|y)?$", r"\1or\2"),  # colour
@@ -84,7 +84,7 @@ _SPELLINGS = [(re.compile(a), b) for a, b in [
 def american(w: str) -> str:
     """One spelling for British and American forms of a word, so an option written "colour" meets the
     "color" Whisper writes. Both spellings go through it, so a rule that also rewrites a word with no
-    British form ("devour", "sense") only needs to meet no other word (decision 115)."""
+    British form ("devour", "sentence") only needs to meet no other word (decision 115)."""
     if w in _AMERICAN or w.endswith(("s", "d")) and w[:-1] in _AMERICAN:
         return _AMERICAN[w] if w in _AMERICAN else _AMERICAN[w[:-1]] + w[-1]
     for pattern, to in _SPELLINGS:
