@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# One prepared run on a CUDA host (the device tool; see docs/gpu.md): install the carried wheels, time the
+# One prepared run on a CUDA host (the device tool; README, Development): install the carried wheels, time the
 # hearing front end on cuda and on the same host's CPU side by side, then run the GPU code paths.
-#   prepare here: wheels in .whl/ (docs/gpu.md lists them), clips via
+#   prepare here: wheels in .whl/ (scripts/gpu_wheels.sh), clips via
 #   `python benchmarks/hearing_bench.py --skip verification diarization --clips .gpu/clips`
 #   run there:    bash benchmarks/gpu_check.sh   (writes JSON under $OUT)
 set -uo pipefail
@@ -20,4 +20,7 @@ for dev in cuda cpu; do
 done
 echo "== GPU code paths"
 python3 benchmarks/gpu_paths.py --device cuda --out "$OUT" 2>"$OUT/gpu_paths.err" || { rc=1; tail -20 "$OUT/gpu_paths.err"; }
+echo "== the 7B-width thinker on this host's CPU, beside cuda"
+python3 benchmarks/gpu_paths.py --device cpu --only omni_7b_widths --out "$OUT/cpu" 2>"$OUT/cpu.err" \
+  || { rc=1; tail -20 "$OUT/cpu.err"; }
 exit $rc

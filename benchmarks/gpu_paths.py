@@ -1,6 +1,8 @@
 """The GPU code paths, end to end on a CUDA device (or on CPU, to check this script itself):
 BPFT training of a tiny random Qwen2.5-Omni thinker (bf16 on a GPU), the `omni` backend loading its
-adapter by name and generating, and the ECAPA and pyannote production loaders on tiny local models.
+adapter by name and generating, the same at the real 7B thinker's widths (two layers of each stack, random
+weights: time per generated token, not answers), and the ECAPA and pyannote production loaders on tiny
+local models.
 
     python benchmarks/gpu_paths.py --device cuda --out DIR
 
@@ -55,6 +57,44 @@ def bpft_and_omni(device: str, tmp: Path) -> dict:
     return out
 
 
+def omni_7b_widths(device: str, tmp: Path) -> dict:
+    import torch
+
+    from guard.audio import decode
+    from guard.backends.base import Task
+    from guard.backends.omni import OmniBackend
+    from guard.train.layouts import build_base
+
+    t = time.perf_counter()
+    base = build_base(tmp / "base7b", "qwen2.5-omni-7b-2l", seed=0, dtype="bfloat16")
+    built = time.perf_counter() - t
+    backend = OmniBackend(str(base), device=device)
+    backend.model.generation_config.eos_token_id = None   # random weights: always the full token count
+    recs = json.loads((SUITE / "questions.json").read_text())
+    audio = decode(encoded=(SUITE / recs[0]["audio"]).read_bytes()).samples
+    task = Task(prompt=recs[0]["question"], question=recs[0]["question"])
+
+    def timed(tokens: int) -> float:
+        backend.max_new_tokens = tokens
+        if device.startswith("cuda"):
+            torch.cuda.synchronize()
+        t = time.perf_counter()
+        backend.generate(audio, task)
+        return time.perf_counter() - t
+
+    timed(16)  # warm
+    if device.startswith("cuda"):
+        torch.cuda.reset_peak_memory_stats()
+    first, full = timed(1), timed(16)
+    out = {"build_seconds": built, "audio_seconds": len(audio) / 16000,
+           "params": sum(p.numel() for p in backend.model.parameters()),
+           "dtype": str(next(backend.model.parameters()).dtype),
+           "first_token_seconds": first, "ms_per_next_token": (full - first) / 15 * 1000}
+    if device.startswith("cuda"):
+        out["peak_gib"] = torch.cuda.max_memory_allocated() / 2**30
+    return out
+
+
 def ecapa(device: str, tmp: Path) -> dict:
     from guard.hearing.embed import EcapaEmbedder
     from guard.layouts import ecapa_dir
@@ -86,9 +126,14 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--device", default="cuda")
     ap.add_argument("--out", default="")
+    ap.add_argument("--only", nargs="*", default=[], help="run these paths alone")
     args = ap.parse_args()
     report, failed = {}, []
-    for name, fn in (("bpft_and_omni", bpft_and_omni), ("ecapa", ecapa), ("pyannote", pyannote)):
+    paths = (("bpft_and_omni", bpft_and_omni), ("ecapa", ecapa), ("pyannote", pyannote),
+             ("omni_7b_widths", omni_7b_widths))
+    for name, fn in paths:
+        if args.only and name not in args.only:
+            continue
         t = time.perf_counter()
         try:
             report[name] = fn(args.device, Path(tempfile.mkdtemp()))

@@ -17,7 +17,7 @@ python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 -
   SQLAlchemy==2.1.9 colorlog==6.12.0 opentelemetry-api==1.45.2 opentelemetry-sdk==1.45.2 \
   opentelemetry-semantic-conventions==0.66b2 opentelemetry-exporter-otlp==1.45.2 \
   opentelemetry-exporter-otlp-proto-common==1.45.2 opentelemetry-exporter-otlp-proto-grpc==1.45.2 \
-  opentelemetry-exporter-otlp-proto-http==1.45.2 opentelemetry-exporter-http-transport==0.66b2 \
+  opentelemetry-exporter-otlp-proto-http==1.45.2 opentelemetry-exporter-http-transport==0.66b2 opentelemetry-exporter-otlp-common==0.66b2 \
   opentelemetry-proto==1.45.2 googleapis-common-protos==1.76.0 speechbrain==1.1.2 HyperPyYAML==1.2.3 \
   ruamel.yaml==0.18.17 ruamel.yaml.clib==0.2.15 httpx2==2.16.2 httpcore2==2.16.2 truststore==0.10.5 \
   platformdirs==4.14.8 grpcio-health-checking==1.85.1 grpcio-reflection==1.85.1

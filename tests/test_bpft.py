@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 
-from guard.backends.omni import OmniBackend, encode
+from guard.backends.omni import OmniBackend, encode, relayout
 from guard.train import data
 from guard.train.bpft import Recipe, check_only_llm_lora_trains, train
 from guard.train.layouts import build_base, thinker_config
@@ -69,7 +69,7 @@ def test_only_lora_weights_change(base, trained):
     assert set(after) == set(before)
     changed = [n for n in before if not torch.equal(before[n].detach(), after[n])]
     assert changed == []
-    assert any(n.startswith("model.audio_tower.") for n in before)   # the audio tower was compared too
+    assert any("audio_tower." in n for n in before)   # the audio tower was compared too
     lora_b = [p for n, p in model.named_parameters() if "lora_B" in n]
     assert lora_b and all(p.abs().sum() > 0 for p in lora_b)          # ...and LoRA did train
     assert facts["trainable_params"] == sum(p.numel() for n, p in model.named_parameters() if "lora_" in n)
@@ -106,6 +106,61 @@ def test_adapter_outside_allow_list_is_refused(base):
         OmniBackend(str(base), {"bpft": str(base)}, "bpft", device="cpu")
 
 
+def _adapter_with_keys(src: Path, dst: Path, rename) -> Path:
+    import shutil
+
+    from safetensors.torch import load_file, save_file
+
+    shutil.copytree(src, dst, ignore=shutil.ignore_patterns("checkpoints"))
+    state = load_file(str(src / "adapter_model.safetensors"))
+    save_file({rename(k): v for k, v in state.items()}, str(dst / "adapter_model.safetensors"))
+    return dst
+
+
+def test_adapter_saved_under_the_other_transformers_layout_loads(base, trained, tmp_path):
+    """transformers 5.17 names the thinker's LLM layers `model.layers.N`, 5.2x `model.language_model.layers.N`:
+    an adapter trained under either serves under either, with the same weights, not silently none. (Here,
+    on 5.2x, peft also moves 5.17 keys; on 5.17 it loaded 5.2x adapters as nothing, with a warning.)"""
+    from safetensors.torch import load_file
+
+    out = trained[0]
+    newer = any(".language_model.layers." in k for k in load_file(str(out / "adapter_model.safetensors")))
+    other = _adapter_with_keys(out, tmp_path / "other", lambda k: relayout([k], not newer)[k])
+    moved_keys = load_file(str(other / "adapter_model.safetensors"))
+    assert any(".language_model.layers." in k for k in moved_keys) != newer   # really the other layout
+    direct = OmniBackend(str(base), {"bpft": str(out)}, "bpft", device="cpu")
+    moved = OmniBackend(str(base), {"bpft": str(other)}, "bpft", device="cpu")
+    a = {n: p for n, p in direct.model.named_parameters() if "lora_" in n}
+    b = dict(moved.model.named_parameters())
+    assert len(a) == 16 and all(torch.equal(p, b[n]) for n, p in a.items())
+    assert all(p.abs().sum() > 0 for n, p in b.items() if "lora_B" in n)
+
+
+def test_adapter_that_fits_no_module_is_refused(base, trained, tmp_path):
+    from guard.errors import ConfigError
+
+    stray = _adapter_with_keys(trained[0], tmp_path / "stray", lambda k: k.replace("self_attn", "cross_attn"))
+    with pytest.raises(ConfigError, match="does not fit this thinker"):
+        OmniBackend(str(base), {"bpft": str(stray)}, "bpft", device="cpu")
+
+
+def test_lora_targets_match_both_layouts_and_never_the_audio_tower():
+    import re
+
+    for n in ("model.layers.3.self_attn.q_proj", "model.language_model.layers.3.self_attn.o_proj"):
+        assert re.fullmatch(Recipe().target_regex, n)
+    for n in ("audio_tower.layers.3.self_attn.q_proj", "model.audio_tower.layers.3.self_attn.q_proj",
+              "model.layers.3.mlp.up_proj"):
+        assert not re.fullmatch(Recipe().target_regex, n)
+    assert re.fullmatch(Recipe(mlp=True).target_regex, "model.layers.3.mlp.up_proj")
+    # Saved adapter keys move between the layouts both ways; nothing else is renamed.
+    newer, older = ("base_model.model.model.language_model.layers.0.self_attn.q_proj.lora_A.weight",
+                    "base_model.model.model.layers.0.self_attn.q_proj.lora_A.weight")
+    audio = "base_model.model.model.audio_tower.layers.0.self_attn.q_proj.lora_A.weight"
+    assert relayout([newer, audio], language_model=False) == {newer: older, audio: audio}
+    assert relayout([older, audio], language_model=True) == {older: newer, audio: audio}
+
+
 def test_lora_that_reaches_the_audio_tower_is_rejected(base):
     from peft import LoraConfig, get_peft_model
     from transformers import Qwen2_5OmniThinkerForConditionalGeneration
@@ -130,7 +185,7 @@ def test_seven_b_layout_keeps_real_widths_and_targets():
 
     hits = [n for n, _ in model.named_modules() if re.fullmatch(Recipe().target_regex, n)]
     assert len(hits) == 2 * 4
-    assert any(n.startswith("model.audio_tower.") and n.endswith("q_proj") for n, _ in model.named_modules())
+    assert any("audio_tower." in n and n.endswith("q_proj") for n, _ in model.named_modules())
 
 
 def test_resume_continues_from_the_checkpoint(base, train_file, tmp_path):

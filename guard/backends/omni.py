@@ -95,18 +95,51 @@ def load_thinker(base: str | Path, device: str = "cpu"):
     return model.to(device).eval(), tok, fe
 
 
+def relayout(keys: list[str], language_model: bool) -> dict[str, str]:
+    """Adapter keys renamed to this transformers' thinker layout: the LLM's layers are
+    `model.language_model.layers.N` from transformers 5.2x and `model.layers.N` before. An adapter trained
+    under one layout loads under the other (peft alone would load nothing and only warn)."""
+    if language_model:
+        return {k: k.replace("model.model.layers.", "model.model.language_model.layers.") for k in keys}
+    return {k: k.replace("model.language_model.layers.", "model.layers.") for k in keys}
+
+
+def load_adapter_weights(model, name: str, path: str) -> None:
+    """Load the adapter's weights into `model` under `name`, renamed to the model's layout, and refuse an
+    adapter of which any weight finds no place or that leaves any of its LoRA matrices unloaded: a
+    silently unloaded adapter would serve the base model as if it were BPFT-adapted."""
+    from peft import set_peft_model_state_dict
+    from safetensors.torch import load_file
+
+    file = Path(path) / "adapter_model.safetensors"
+    if not file.is_file():
+        raise ConfigError(f"backend.omni_adapters[{name!r}] = {path!r} holds no adapter_model.safetensors")
+    state = load_file(str(file))
+    lm = any(".language_model.layers." in n for n, _ in model.named_modules())
+    state = {new: state[old] for old, new in relayout(list(state), lm).items()}
+    result = set_peft_model_state_dict(model, state, adapter_name=name)
+    missing = [k for k in result.missing_keys if "lora_" in k and f".{name}." in k]
+    if result.unexpected_keys or missing or not state:
+        raise ConfigError(f"adapter {name!r} at {path} does not fit this thinker: "
+                          f"{len(result.unexpected_keys)} of its weights name no module here, "
+                          f"{len(missing)} LoRA matrices left unloaded (another base model?)")
+
+
 def attach_adapters(model, adapters: dict[str, str]):
     """Wrap `model` with every allow-listed adapter loaded under its name (inactive until chosen)."""
-    from peft import PeftModel
+    from peft import PeftConfig, PeftModel
 
     for i, (name, path) in enumerate(sorted(adapters.items())):
         if not (Path(path) / "adapter_config.json").is_file():
             raise ConfigError(f"backend.omni_adapters[{name!r}] = {path!r} holds no adapter_config.json")
+        config = PeftConfig.from_pretrained(path)
+        config.inference_mode = True
         if i == 0:
-            model = PeftModel.from_pretrained(model, path, adapter_name=name, is_trainable=False)
+            model = PeftModel(model, config, adapter_name=name)
         else:
-            model.load_adapter(path, adapter_name=name, is_trainable=False)
-    return model
+            model.add_adapter(name, config)
+        load_adapter_weights(model, name, path)
+    return model.requires_grad_(False).eval()
 
 
 class OmniBackend(Backend):

@@ -10,6 +10,7 @@ backend serves with; only the assistant reply is in the loss.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -21,8 +22,12 @@ from guard.backends.omni import encode, load_thinker, resolve_device
 from guard.errors import ConfigError
 
 RECIPE_FILE = Path(__file__).resolve().parents[2] / "models" / "bpft-recipe.yaml"
-LLM_ATTENTION = r"model\.language_model\.layers\.\d+\.self_attn\.(q|k|v|o)_proj"
-LLM_ATTENTION_MLP = r"model\.language_model\.layers\.\d+\.(self_attn\.(q|k|v|o)_proj|mlp\.(gate|up|down)_proj)"
+# The thinker's LLM layers are `model.language_model.layers.N` from transformers 5.2x and `model.layers.N` in
+# 5.17 and before (the audio tower is `model.audio_tower` / `audio_tower`): the targets match both layouts,
+# never the audio tower (peft full-matches the module name).
+LLM_LAYERS = r"model\.(language_model\.)?layers\.\d+\."
+LLM_ATTENTION = LLM_LAYERS + r"self_attn\.(q|k|v|o)_proj"
+LLM_ATTENTION_MLP = LLM_LAYERS + r"(self_attn\.(q|k|v|o)_proj|mlp\.(gate|up|down)_proj)"
 
 
 @dataclass
@@ -70,7 +75,7 @@ def check_only_llm_lora_trains(model) -> None:
     trainable = [n for n, p in model.named_parameters() if p.requires_grad]
     if not trainable:
         raise RuntimeError("no trainable parameters: the LoRA targets matched nothing")
-    bad = [n for n in trainable if "lora_" not in n or ".language_model." not in n]
+    bad = [n for n in trainable if "lora_" not in n or not re.search(r"(^|\.)" + LLM_ATTENTION_MLP, n)]
     if bad:
         raise RuntimeError(f"parameters outside the LLM's LoRA matrices would train: {bad[:5]}")
 
