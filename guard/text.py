@@ -94,10 +94,23 @@ def american(w: str) -> str:
     return w
 
 
+# An adjective made with "-y" meets its noun or verb: "salty" and "salt", "rainy" and "raining", "tasty"
+# and "taste" (the silent "e" goes from both). Only after a single consonant other than r and l (not
+# "factory", "family", "sunny"; "messy" keeps its "ss"), on a stem of four letters or more (not "busy",
+# "army"), and never for these words, whose stem is another word.
+_Y_FOLD = re.compile(r"^([a-z]{2,}(?:[^aeiouylr\W\d]|ss))y$")
+_Y_KEEP = {"party", "handy", "ready", "study", "needy", "county", "brandy", "germany", "forty", "sixty",
+           "fifty", "thirty", "twenty", "seventy", "eighty", "ninety", "empty", "plenty"}
+
+
 def stem(w: str) -> str:
     """A crude suffix stripper; a final silent "e" goes too, so "castle" and "castles" (or "pirate" and
-    "pirates") meet at one stem. A possessive goes first (`bare`), British spelling next (`american`)."""
+    "pirates") meet at one stem. A possessive goes first (`bare`), British spelling next (`american`);
+    an adjective in "-y" meets its noun ("salty" -> "salt", `_Y_FOLD`)."""
     w = american(bare(w))
+    m = _Y_FOLD.match(w)
+    if m and w not in _Y_KEEP and (len(m[1]) >= 4 and m[1][-1] != m[1][-2] or m[1].endswith("ss")):
+        w = m[1]   # then as the noun: "messy" -> "mess" -> "mes", as "mess"
     for suf in ("ing", "ed", "es", "s"):
         if len(w) > len(suf) + 2 and w.endswith(suf):
             w = w[: -len(suf)]

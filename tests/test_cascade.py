@@ -359,7 +359,10 @@ def test_a_grammar_word_in_a_runner_up_is_not_evidence(cascade):
     options = ["He is top of the class", "He has been bullied", "He talks too much in lessons",
                "I do not have the information to answer the question"]
     said = Transcript("the teacher told us our son has been picked on by some older kids")
-    assert cascade.choose(said, q, options, set(), 0.3).startswith("B.")
+    assert cascade.choose(said, q, options, set(), 0.0, selective=False).startswith("B.")
+    # (SELECTIVE mode now answers it "I don't know": "has been" names the option only in part, and the
+    # words around it are likest another option, decision 117; the price of that rule, measured)
+    assert cascade.choose(said, q, options, set(), 0.3).startswith("D.")
 
 
 def test_british_and_american_spellings_share_a_stem():
@@ -374,6 +377,49 @@ def test_british_and_american_spellings_share_a_stem():
     stems = [text.stem(w) for w in ("four", "hour", "your", "tour", "spelled", "telling", "rise", "size")]
     assert stems == ["four", "hour", "your", "tour", "spell", "tell", "ris", "siz"]
     assert text.stem("spelled") != text.stem("sped") and text.stem("filled") != text.stem("filed")
+
+
+def test_in_selective_an_option_named_in_part_must_be_the_likest_where_it_is_said(cascade):
+    # seed 702 (session 41): "drives me mad" says "drive", one word of "Parking in front of their drive";
+    # the words around it are more like another option, so it names none (the main speaker said loud music,
+    # or rubbish, neither among these options)
+    q = "Why is the speaker annoyed with the neighbour?"
+    idk = "I do not have the information to answer the question"
+    options = [idk, "Smoke from a bonfire", "Parking in front of their drive", "Rubbish left outside", "A barking dog"]
+    music = ("our neighbor drives me mad because he plays his stereo at full blast after midnight we go all on"
+             " sunday i took an elbow to the face and it's all bruised")
+    rubbish = ("our neighbor drives me mad because bags of waste pile up by the fence i am leaving my job because"
+               " my bus shouts at everyone")
+    for said in (music, rubbish):
+        assert cascade.choose(Transcript(said), q, options, set(), 0.3, selective=True).startswith("A."), said
+        # GENERAL mode keeps its reading
+        assert cascade.choose(Transcript(said), q, options, set(), 0.0, selective=False) != options[0]
+    # an option named in part where it is the likest is answered: "send a postcard to my own address"
+    q = "What does the speaker always do on arriving in a new city?"
+    options = ["Taking photos of doorways", idk, "Riding the first bus to the end", "Eating street food at midnight",
+               "Writing postcards to themselves"]
+    said = Transcript("when i land in a new city i always send a postcard to my own address walking out of the station")
+    assert cascade.choose(said, q, options, set(), 0.3, selective=True).startswith("E.")
+
+
+def test_an_adjective_in_y_meets_its_noun(cascade):
+    from guard import text
+
+    for adjective, noun in [("salty", "salt"), ("rainy", "raining"), ("cloudy", "clouds"), ("tasty", "taste"),
+                            ("smoky", "smoke"), ("messy", "mess"), ("sleepy", "sleeping"), ("windy", "wind")]:
+        assert text.stem(adjective) == text.stem(noun), adjective
+    # ... but not where the shorter word is another word
+    for one, other in [("party", "part"), ("ready", "read"), ("forty", "fort"), ("eighty", "eight"),
+                       ("busy", "bus"), ("sunny", "sun"), ("factory", "factor"), ("carry", "car"),
+                       ("billy", "bill"), ("early", "earl"), ("county", "count"), ("every", "ever")]:
+        assert text.stem(one) != text.stem(other), one
+    # seed 702 (session 41): the main speaker's "salt" names "It was too salty" in SELECTIVE mode
+    q = "What was wrong with the food?"
+    options = ["It was too salty", "It was the wrong order", "It was cold", "It was undercooked",
+               "I do not have the information to answer the question"]
+    said = Transcript("the dinner went back to the kitchen since i could not taste anything but salt teacher told"
+                      " us our son has been picked on by some older kids")
+    assert cascade.choose(said, q, options, set(), 0.3, selective=True).startswith("A.")
 
 
 def test_plural_and_silent_e_share_a_stem():

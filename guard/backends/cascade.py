@@ -47,7 +47,10 @@
   does the flight take off?" with "nine" (decision 105). And in SELECTIVE mode only a word no other
   option has names one (`naming_words`: "months", heard, names none of "Two months" and "Six months"); a
   grammar word (text.LIGHT: "taking", "out") counts only where the 1-best says it, in either mode; words
-  are compared by stem, British and American spellings alike (`text.american`; decision 115).
+  are compared by stem, British and American spellings alike (`text.american`; decision 115), an
+  adjective in "-y" as its noun ("salty", "salt"). An option the 1-best names only in part (some of its
+  words) names it in SELECTIVE mode only where, at some place it is said, it is the option most like the
+  words around (`unlike_partial`: "drives me mad" says "drive" but is about loud music, decision 117).
   Before SELECTIVE mode answers "I don't know", where no 1-best word names an option, Whisper re-reads the
   sentence about the question with each option in it (guard.backends.recheck, decision 102): a name heard
   as other words ("walking" for Joaquin) is found in the audio, not the text. Where that finds none
@@ -281,10 +284,11 @@ class CascadeBackend(Backend):
         past = text.past_only(transcript.best)
         said = set().union(*owns) & heard
         off = self.off_topic(transcript, question, said, asked) if min_relevance > 0 else set()
+        unlike = self.unlike_partial(transcript, options, owns, partial, emb_o) if min_relevance > 0 else set()
         out = []
         for k, (o, s, own, part, inside) in enumerate(zip(options, sims, owns, partial,
                                                           within_longer(transcript.best, options))):
-            if part and not weak_ok:
+            if part and (not weak_ok or k in unlike):
                 own = set()   # part of an option heard ("floor fifteen" -> "four fifteen" for "four o'clock")
             plain = {x for x in text.words(o) if text.stem(x) == x}   # "watch", not "watched" or "hiking"
             credit = {}
@@ -307,6 +311,31 @@ class CascadeBackend(Backend):
                 continue
             out.append(0.5 * max(0.0, float(s)) + 0.5 * lexical + found)
         return np.array(out)
+
+    def unlike_partial(self, transcript: Transcript, options: list[str], owns: list[set[str]],
+                       partial: list[bool], emb_o: np.ndarray) -> set[int]:
+        """SELECTIVE mode: the options the 1-best names only in part (some of their words) where, at every
+        place it says one of them, another option's "question + option" is more like the `window_words`
+        around it. "our neighbor drives me mad because he plays his stereo at full blast" says "drive" but
+        is more like "Loud music late at night" than "Parking in front of their drive" (decision 117)."""
+        idk = idk_index(options)
+        real = [i for i in range(len(options)) if i != idk]
+        ask = [k for k in real if partial[k]]
+        if not ask or len(real) < 2:
+            return set()
+        words = text.words(transcript.best)
+        stems = [text.stem(text.bare(w)) for w in words]
+        half = self.window_words // 2
+        places = {k: [" ".join(words[max(0, i - half): i + half + 1]) for i, s in enumerate(stems) if s in owns[k]]
+                  for k in ask}
+        out = set()
+        for k in ask:
+            if not places[k]:
+                continue
+            like = emb_o[real] @ self.embed(places[k]).T   # real options x places
+            if not (like.argmax(axis=0) == real.index(k)).any():
+                out.add(k)
+        return out
 
     def off_topic(self, transcript: Transcript, question: str, stems: set[str], asked: set[str]) -> set[str]:
         """Of `stems` (option words the 1-best says), those it says only where nothing around them is
