@@ -217,7 +217,7 @@ class BackendSettings(_Section):
                                   "it before answering \"I don't know\" (decision 102).")
     cascade_meaning_margin: float = Field(0.08, ge=0, description="cascade, SELECTIVE mode: where nothing "
                                           "heard names an option, the option said in other words is answered "
-                                          "when its likeness to a sentence heard is at least 0.4 and beats the "
+                                          "when its likeness to a sentence heard is at least cascade.MEANING_MIN and beats the "
                                           "next option's by this much; 0 = never answered so (decision 114).")
     openai_base_url: str = Field("", description="OpenAI-compatible endpoint, e.g. http://vllm:8000/v1.")
     openai_model: str = Field("", description="Model (or LoRA module) name sent to the endpoint.")
