@@ -217,8 +217,9 @@ class BackendSettings(_Section):
                                   "it before answering \"I don't know\" (decision 102).")
     cascade_meaning_margin: float = Field(0.08, ge=0, description="cascade, SELECTIVE mode: where nothing "
                                           "heard names an option, the option said in other words is answered "
-                                          "when its likeness to a sentence heard is at least cascade.MEANING_MIN and beats the "
-                                          "next option's by this much; 0 = never answered so (decision 114).")
+                                          "when its likeness to a sentence heard is at least "
+                                          "cascade.MEANING_MIN and beats the next option's by this much; "
+                                          "0 = never answered so (decision 114).")
     openai_base_url: str = Field("", description="OpenAI-compatible endpoint, e.g. http://vllm:8000/v1.")
     openai_model: str = Field("", description="Model (or LoRA module) name sent to the endpoint.")
     openai_api_key: SecretStr = Field(SecretStr(""), description="Bearer token for the endpoint, if any.")
