@@ -324,10 +324,8 @@ class CascadeBackend(Backend):
         if not ask or len(real) < 2:
             return set()
         words = text.words(transcript.best)
-        stems = [text.stem(text.bare(w)) for w in words]
-        half = self.window_words // 2
-        places = {k: [" ".join(words[max(0, i - half): i + half + 1]) for i, s in enumerate(stems) if s in owns[k]]
-                  for k in ask}
+        stems = [text.stem(w) for w in words]
+        places = {k: [self.around(words, i) for i, s in enumerate(stems) if s in owns[k]] for k in ask}
         out = set()
         for k in ask:
             if not places[k]:
@@ -336,6 +334,11 @@ class CascadeBackend(Backend):
             if not (like.argmax(axis=0) == real.index(k)).any():
                 out.add(k)
         return out
+
+    def around(self, words: list[str], i: int) -> str:
+        """The `window_words` of `words` centred on the i-th."""
+        half = self.window_words // 2
+        return " ".join(words[max(0, i - half): i + half + 1])
 
     def off_topic(self, transcript: Transcript, question: str, stems: set[str], asked: set[str]) -> set[str]:
         """Of `stems` (option words the 1-best says), those it says only where nothing around them is
@@ -346,8 +349,7 @@ class CascadeBackend(Backend):
         words = text.words(transcript.best)
         stem = [text.stem(w) for w in words]
         far = stems - self.beside(transcript.best, asked)
-        half = self.window_words // 2
-        said = [(s, " ".join(words[max(0, i - half): i + half + 1])) for i, s in enumerate(stem) if s in far]
+        said = [(s, self.around(words, i)) for i, s in enumerate(stem) if s in far]
         said += [(s, p) for p in self.sentences(transcript) for s in far & {text.stem(w) for w in text.words(p)}]
         if not said:
             return set()
