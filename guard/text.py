@@ -106,7 +106,8 @@ _Y_KEEP = {"party", "handy", "ready", "study", "needy", "county", "brandy", "ger
 def stem(w: str) -> str:
     """A crude suffix stripper; a final silent "e" goes too, so "castle" and "castles" (or "pirate" and
     "pirates") meet at one stem. A possessive goes first (`bare`), British spelling next (`american`);
-    an adjective in "-y" meets its noun ("salty" -> "salt", `_Y_FOLD`)."""
+    an adjective in "-y" meets its noun ("salty" -> "salt", `_Y_FOLD`); a final "y" after a consonant is "i",
+    so "battery" meets "batteries" and "study" "studied"."""
     w = american(bare(w))
     m = _Y_FOLD.match(w)
     if m and w not in _Y_KEEP and (len(m[1]) >= 4 and m[1][-1] != m[1][-2] or m[1].endswith("ss")):
@@ -115,7 +116,8 @@ def stem(w: str) -> str:
         if len(w) > len(suf) + 2 and w.endswith(suf):
             w = w[: -len(suf)]
             break
-    return w[:-1] if len(w) > 3 and w.endswith("e") else w
+    w = w[:-1] if len(w) > 3 and w.endswith("e") else w
+    return w[:-1] + "i" if len(w) > 3 and w[-1] == "y" and w[-2] not in "aeiouy" else w   # battery, batteries
 
 
 def content(text: str) -> set[str]:
