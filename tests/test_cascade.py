@@ -200,6 +200,10 @@ def test_a_number_heard_inside_a_longer_number_and_a_past_form_name_no_option(ca
     gifts = ["scarf", "book", "watch", "vase", idk]
     q = "What gift did the speaker buy for their mother's birthday?"
     assert cascade.choose(heard, q, gifts, set(), 0.3).startswith("E.")
+    # nor does a past form whose plain word ends in "y" (its stem ends in "i": decision 118)
+    rooms = ["study", "attic", "garage", "cellar", idk]
+    studied = Transcript("last night we studied for the exam")
+    assert cascade.choose(studied, "Which room did they paint?", rooms, set(), 0.3).startswith("E.")
     # said plainly, both are still heard
     said = Transcript("i paid eighty dollars for my new jacket and i bought my mother a watch")
     assert cascade.choose(said, "How much did the new jacket cost?", prices, set(), 0.3).startswith("C.")

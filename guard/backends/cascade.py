@@ -290,7 +290,8 @@ class CascadeBackend(Backend):
                                                           within_longer(transcript.best, options))):
             if part and (not weak_ok or k in unlike):
                 own = set()   # part of an option heard ("floor fifteen" -> "four fifteen" for "four o'clock")
-            plain = {x for x in text.words(o) if text.stem(x) == x}   # "watch", not "watched" or "hiking"
+            plain = {text.stem(x) for x in text.words(o)   # "watch" or "study", not "watched" or "hiking"
+                     if text.stem(x) in (x, x[:-1] + "i")}
             credit = {}
             for w in own:
                 if w in off:
