@@ -116,8 +116,18 @@ def stem(w: str) -> str:
         if len(w) > len(suf) + 2 and w.endswith(suf):
             w = w[: -len(suf)]
             break
-    w = w[:-1] if len(w) > 3 and w.endswith("e") else w
-    return w[:-1] + "i" if len(w) > 3 and w[-1] == "y" and w[-2] not in "aeiouy" else w   # battery, batteries
+    return y_as_i(w[:-1] if len(w) > 3 and w.endswith("e") else w)
+
+
+def y_as_i(w: str) -> str:
+    """A final "y" after a consonant as "i" ("battery" -> "batteri", as "batteries" stems): spelling, not an
+    inflection."""
+    return w[:-1] + "i" if len(w) > 3 and w[-1] == "y" and w[-2] not in "aeiouy" else w
+
+
+def plain(w: str) -> bool:
+    """`w` is its own stem, but for spelling: "watch" and "study", not "watched", "hiking" or "castle"."""
+    return stem(w) == y_as_i(w)
 
 
 def content(text: str) -> set[str]:

@@ -290,8 +290,7 @@ class CascadeBackend(Backend):
                                                           within_longer(transcript.best, options))):
             if part and (not weak_ok or k in unlike):
                 own = set()   # part of an option heard ("floor fifteen" -> "four fifteen" for "four o'clock")
-            plain = {text.stem(x) for x in text.words(o)   # "watch" or "study", not "watched" or "hiking"
-                     if text.stem(x) in (x, x[:-1] + "i")}
+            plain = {text.stem(x) for x in text.words(o) if text.plain(x)}   # "watch", not "watched"
             credit = {}
             for w in own:
                 if w in off:
