@@ -51,7 +51,8 @@ def replay(service, records: list[dict], root: Path, mode: str) -> list[dict]:
                             main_speaker_desc=rec.get("main_speaker_desc", ""))
         r = service.ask(req)
         rows.append({**rec, "pred": r.choice_letter or r.answer, "answer_text": r.answer, "refused": r.refused,
-                     "reason": pb.RefusalReason.Name(r.reason), "withheld_seconds": r.withheld_seconds})
+                     "reason": pb.RefusalReason.Name(r.reason), "withheld_seconds": r.withheld_seconds,
+                     "seconds": {t.stage: t.seconds for t in r.timings}})
         print(f"\r{mode} {i + 1}/{len(records)}", end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
     return rows
@@ -73,12 +74,14 @@ def main() -> None:
             service = load_components(settings_with(Path(tmp) / str(k), overrides), Metrics())
             out = args.out / f"run{k}"
             out.mkdir(parents=True, exist_ok=True)
-            scores, t0 = {}, time.perf_counter()
+            scores, latency, t0 = {}, {}, time.perf_counter()
             for mode in args.modes.split(","):
                 rows = replay(service, records, args.questions.parent, mode)
                 (out / f"{mode}.json").write_text(json.dumps(rows, indent=1))
                 scores[mode] = score_records(rows, selective=mode == "selective")
-            line = "  ".join(f"{m}: main {s.main:.1f} by {s.bystander:.1f}" for m, s in scores.items())
+                latency[mode] = sum(r["seconds"].get("total", 0.0) for r in rows) / max(1, len(rows))
+            line = "  ".join(f"{m}: main {s.main:.1f} by {s.bystander:.1f} ({latency[m]:.2f} s a request)"
+                             for m, s in scores.items())
             if len(scores) == 2:
                 line += f"  SE {summarise(scores['general'], scores['selective']).se:.1f}"
             print(f"run {k} {overrides or 'defaults'}: {line}  ({time.perf_counter() - t0:.0f} s)")

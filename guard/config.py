@@ -197,6 +197,13 @@ class PolicySettings(_Section):
                                     "requester and owner for disclosure, averaged over the owner's statement "
                                     "and enrollment pitch; unknown F0 withholds.")
     min_main_seconds: float = Field(0.3, ge=0, description="Least speech a voice needs to be the main speaker.")
+    withheld_check: bool = Field(True, description="In SELECTIVE mode, before an option chosen by the model "
+                                 "is returned, the guard transcribes what the model heard and each voice it "
+                                 "withheld, and refuses the answer where the question is about the withheld "
+                                 "speech (decision 119). Nothing transcribed is kept.")
+    withheld_margin: float = Field(0.05, description="The withheld voices' likeness to the question (best "
+                                   "'question + option' against the best transcript piece) must stay this "
+                                   "far below what the model heard for an answer to pass the check.")
 
 
 class BackendSettings(_Section):
@@ -220,6 +227,12 @@ class BackendSettings(_Section):
                                           "when its likeness to a sentence heard is at least "
                                           "cascade.MEANING_MIN and beats the next option's by this much; "
                                           "0 = never answered so (decision 114).")
+    cascade_guess_min: float = Field(0.4, ge=0, description="cascade, SELECTIVE mode: where nothing heard "
+                                     "names an option, the best-supported option (GENERAL mode's rule) is "
+                                     "answered when some option's 'question + option' is at least this like a "
+                                     "piece of what the main speaker said; the policy's withheld-speech check "
+                                     "then refuses it where the question is about another voice (decision "
+                                     "119); 0 = never.")
     openai_base_url: str = Field("", description="OpenAI-compatible endpoint, e.g. http://vllm:8000/v1.")
     openai_model: str = Field("", description="Model (or LoRA module) name sent to the endpoint.")
     openai_api_key: SecretStr = Field(SecretStr(""), description="Bearer token for the endpoint, if any.")
@@ -259,6 +272,10 @@ class Settings(BaseModel):
     def _cross_check(self) -> Settings:
         if self.hearing.embedder not in self.hearing.verify_threshold:
             raise ValueError(f"hearing.verify_threshold has no entry for embedder {self.hearing.embedder!r}")
+        if self.backend.name == "cascade" and self.backend.cascade_guess_min > 0 and not self.policy.withheld_check:
+            raise ValueError("backend.cascade_guess_min guesses in SELECTIVE mode and needs policy.withheld_check "
+                             "to refuse a guess about another voice's speech: set cascade_guess_min to 0 or "
+                             "turn the check on (decision 119)")
         return self
 
     @property

@@ -220,7 +220,7 @@ def load_components(settings: Settings, metrics: Metrics) -> GuardService:
     if not settings.policy.gating:
         log.warning("policy.gating is OFF: SELECTIVE requests reach the model ungated (measurement only)")
     backend = make_backend(settings.backend)
-    ledger = words = None
+    ledger = words = withheld = None
     if hearing is not None:
         from guard.hearing.asr import Transcriber
         from guard.hearing.whisper import shared
@@ -234,9 +234,13 @@ def load_components(settings: Settings, metrics: Metrics) -> GuardService:
         ledger = SecretLedger(store, asr, PrivacyText(settings.policy), hearing.threshold, settings.policy,
                               second=again)
         words = shared(settings.policy.tail_whisper, "policy.tail_whisper")   # the gate's word tails
+        if settings.policy.withheld_check:
+            from guard.policy.withheld import WithheldCheck
+
+            withheld = WithheldCheck(asr, settings.policy.withheld_margin)   # hears as the ledger does
     log.info("loaded store=%s hearing=%s backend=%s in %.1f s", settings.store.kind,
              settings.hearing.embedder if hearing else "off", backend.name, time.perf_counter() - t)
-    return GuardService(settings, store, hearing, backend, metrics, ledger, words=words)
+    return GuardService(settings, store, hearing, backend, metrics, ledger, words=words, withheld=withheld)
 
 
 async def start(settings: Settings, service: GuardService | None = None) -> Running:

@@ -20,6 +20,7 @@ from guard.metrics import Metrics
 from guard.policy import selective, tails
 from guard.policy.answer import IDK_TEXT, LETTERS, extract_letter, idk_index
 from guard.policy.secrets import REFUSAL, SecretLedger, voice_of
+from guard.policy.withheld import WithheldCheck
 from guard.proto import guard_pb2 as pb
 from guard.store import DEFAULT_HOUSEHOLD, Store, Voiceprint
 
@@ -54,10 +55,12 @@ def household_of(name: str) -> str:
 
 class GuardService:
     def __init__(self, settings: Settings, store: Store, hearing: Hearing | None, backend: Backend,
-                 metrics: Metrics, ledger: SecretLedger | None = None, words: tails.Recogniser | None = None):
+                 metrics: Metrics, ledger: SecretLedger | None = None, words: tails.Recogniser | None = None,
+                 withheld: WithheldCheck | None = None):
         self.settings, self.store, self.hearing, self.backend, self.metrics = (
             settings, store, hearing, backend, metrics)
         self.ledger = ledger
+        self.withheld = withheld   # the answer check against the speech the gate withheld; None: no check
         self.words = words   # the guard's recogniser (word times for the gate's word tails); None: no tails
         self.embedder_name = settings.hearing.embedder
         self._count_enrolled()
@@ -208,9 +211,9 @@ class GuardService:
         resp = pb.AskResponse(mode=mode, audio_seconds=a.seconds, session_id=req.session_id, choice_index=-1)
         selective_mode = mode == pb.SELECTIVE
         try:
-            d = None
+            d, others = None, []
             if selective_mode:
-                d, main, model_audio, streams = self._selective(a.samples, household, req, resp, timer)
+                d, main, model_audio, streams, others = self._selective(a.samples, household, req, resp, timer)
             else:
                 d = self._hear(a.samples, household, timer) if self.hearing else None
                 streams, main = [], None
@@ -233,6 +236,8 @@ class GuardService:
                 raise Refusal(pb.PROTECTED_SECRET, "the answer would disclose something said in confidence by "
                                                    "someone else")
             self._answer(resp, text, options, selective_mode)
+            if selective_mode and not resp.refused and resp.choice_index >= 0:
+                self._check(a.samples, d, others, model_audio, question, options, timer)
         except Refusal as r:
             self._refuse(resp, r, options)
         except GuardError:
@@ -267,7 +272,8 @@ class GuardService:
 
     def _selective(self, samples: np.ndarray, household: str, req: pb.AskRequest, resp: pb.AskResponse,
                    timer: Timer):
-        """(diarization, main track, the audio the model may hear, its per-voice streams) in SELECTIVE mode."""
+        """(diarization, main track, the audio the model may hear, its per-voice streams, the voices withheld
+        from it) in SELECTIVE mode."""
         d = self._hear(samples, household, timer)
         t = time.perf_counter()
         try:
@@ -277,7 +283,7 @@ class GuardService:
                 raise Refusal(pb.NO_SPEECH, "no voice spoke long enough to be the main speaker")
             if not self.settings.policy.gating:  # measurement mode: the model hears everyone
                 self._evidence(resp, d, choice)
-                return d, choice.track, samples, [self._isolate(samples, d, t) for t in d.tracks]
+                return d, choice.track, samples, [self._isolate(samples, d, t) for t in d.tracks], []
             threshold = self.hearing.threshold
             close = selective.indistinct(d, choice.track, threshold, self.settings.policy.indistinct_seconds,
                                          self.settings.policy.indistinct_behind_db)
@@ -298,7 +304,27 @@ class GuardService:
         resp.withheld_seconds = gated.withheld_seconds
         self.metrics.withheld_seconds.inc(gated.withheld_seconds)
         timer("policy", time.perf_counter() - t)
-        return d, choice.track, gated.samples, [gated.samples]
+        kept = {choice.track.label, *gated.joined}
+        return d, choice.track, gated.samples, [gated.samples], [t for t in d.tracks if t.label not in kept]
+
+    def _check(self, samples: np.ndarray, d: Diarization, others: list, heard: np.ndarray, question: str,
+               options: list[str], timer: Timer) -> None:
+        """SELECTIVE mode, an option chosen: refuse it when the question is about a withheld voice's speech
+        more than about what the model heard (guard.policy.withheld, decision 119)."""
+        if self.withheld is None or not others:
+            return
+        t = time.perf_counter()
+        try:
+            kept = [selective.withheld(samples, d, o, heard, self.settings.policy.hangover_seconds) for o in others]
+            verdict = self.withheld(heard, kept, question, options)
+        except Exception as e:
+            log.exception("withheld-speech check failed")
+            raise Refusal(pb.POLICY_FAILED, f"the answer check failed ({type(e).__name__})") from e
+        finally:
+            timer("policy", time.perf_counter() - t)
+        if verdict.refuse:
+            raise Refusal(pb.NOT_FROM_MAIN_SPEAKER, "the question is about what another voice said, which the "
+                                                    "guard withheld from the model")
 
     def _evidence(self, resp: pb.AskResponse, d: Diarization, choice: selective.MainChoice,
                   *joined: str) -> None:

@@ -56,6 +56,30 @@ def words(text: str) -> list[str]:
     return re.findall(r"[a-z0-9']+", text.lower())
 
 
+PHRASE_WORDS = 3  # a phrase (words between two pauses) of this many words, up to a window, is read whole
+
+
+def windows(said: str, size: int) -> list[str]:
+    """Sliding windows of `size` words over `said`, a third of a window apart (the whole of a shorter text)."""
+    w = words(said)
+    if len(w) <= size:
+        return [" ".join(w)] if w else []
+    step = max(1, size // 3)
+    return [" ".join(w[i:i + size]) for i in range(0, len(w) - size + step, step)]
+
+
+def sentences(phrases: list[str], size: int) -> list[str]:
+    """The phrases (a transcript's 1-best cut where the speaker paused) read whole: PHRASE_WORDS to `size`
+    words; a longer one is read in the sliding windows."""
+    return [p for p in phrases if PHRASE_WORDS <= len(words(p)) <= size]
+
+
+def passages(best: str, phrases: list[str], size: int) -> list[str]:
+    """What a transcript says, as pieces to compare with a question: the 1-best's sliding windows and its
+    phrases that fit a window, a sentence read whole as well as across its neighbours (decision 113)."""
+    return list(dict.fromkeys(windows(best, size) + sentences(phrases, size)))
+
+
 def bare(w: str) -> str:
     """`w` without a possessive "'s" or "'": "son's" and "parents'" are about the son and the parents
     (and "it's" is "it", a stop word)."""

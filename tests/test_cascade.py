@@ -72,7 +72,12 @@ def test_a_detection_counts_in_selective_only_on_topic_and_beside_a_word_heard(c
     assert cascade.on_topic(heard, [("blue", 10.7, 11.0)], q, cascade.spot_min_relevance) == {"blue"}
     monkeypatch.setattr(cascade, "asr", Heard(heard, [("blue", 1.2, 1.5)]))
     assert cascade.generate(audio, general).startswith("B.")      # GENERAL: a detection is evidence
-    assert cascade.generate(audio, selective).startswith("C.")    # SELECTIVE: I don't know
+    # SELECTIVE: no evidence; with the guess (decision 119) the answer is the one likeness alone gives
+    guessed = cascade.guess(heard, q, OPTIONS)
+    assert guessed is not None and not guessed.startswith("B.")
+    assert cascade.generate(audio, selective) == guessed
+    monkeypatch.setattr(cascade, "guess_min", 0.0)                # the text rules alone: I don't know
+    assert cascade.generate(audio, selective).startswith("C.")
     # right after "paint the kitchen", but no recogniser hypothesis says "blue": a detection alone is not
     # evidence enough about what the main speaker said (decision 99: "may" and "watch" were false alarms
     # beside sentences like the question, and answered bystanders' questions)
@@ -305,8 +310,37 @@ def test_in_selective_an_option_said_in_other_words_is_answered_by_a_clear_margi
     assert cascade.generate(audio, Task("p", q, thesis, selective=True, streams=[audio])).startswith("C.")
     general = cascade.generate(audio, Task("p", q, thesis, selective=False, streams=[audio]))
     monkeypatch.setattr(cascade, "meaning_margin", 0.0)
+    monkeypatch.setattr(cascade, "guess_min", 0.0)   # the guess after it (decision 119) is tested apart
     assert cascade.generate(audio, Task("p", q, thesis, selective=True, streams=[audio])).startswith("D.")
     assert cascade.generate(audio, Task("p", q, thesis, selective=False, streams=[audio])) == general
+
+
+def test_in_selective_a_question_about_what_the_main_speaker_said_gets_the_best_supported_option(
+        cascade, monkeypatch):
+    # Seed 601's gated main speaker as Whisper heard it (facts_6). No word heard names "Exhausted", and the
+    # answer by meaning is not clear enough (decision 114): the text rules say "I don't know". GENERAL
+    # mode's best-supported option is the guess; the policy's withheld-speech check refuses it where the
+    # question is about a bystander (decision 119).
+    idk = "I do not have the information to answer the question"
+    heard = Transcript("after the interview i honestly felt completely worn out and ready for bed my ex "
+                       "suddenly reached out by posting me a handwritten note")
+    q = "How did the speaker feel after the interview?"
+    feel = ["Nervous about the result", "Exhausted", "Angry at the panel", "Relieved and hopeful", idk]
+    assert cascade.choose(heard, q, feel, set(), 0.3).startswith("E.")
+    assert cascade.in_other_words(heard, q, feel) is None
+    general = cascade.choose(heard, q, feel, set(), 0.0, selective=False)
+    assert general.startswith("B.")
+    assert cascade.guess(heard, q, feel) == general
+    # a question about something the main speaker did not talk about: nothing is that like it
+    deadline = ["Health insurance enrollment", "A student loan repayment", idk, "A parking fine", "Tax filing"]
+    assert cascade.guess(heard, "What type of deadline did the speaker miss?", deadline) is None
+    # wired last in SELECTIVE mode; guess_min 0 turns it off
+    audio = np.ones(16000, np.float32)
+    monkeypatch.setattr(cascade, "asr", Heard(heard, []))
+    monkeypatch.setattr(cascade, "recheck", None)
+    assert cascade.generate(audio, Task("p", q, feel, selective=True, streams=[audio])) == general
+    monkeypatch.setattr(cascade, "guess_min", 0.0)
+    assert cascade.generate(audio, Task("p", q, feel, selective=True, streams=[audio])).startswith("E.")
 
 
 def test_a_runner_up_word_beside_the_question_s_own_words_counts_in_selective(cascade):

@@ -29,6 +29,11 @@ def test_values_are_validated():
         load_settings(env={"GUARD_SERVER__PORT": "70000"})
     with pytest.raises(ValidationError):
         load_settings(env={"GUARD_HEARING__EMBEDDER": "xvector"})
+    # the cascade's SELECTIVE guess is only safe behind the withheld-speech check (decision 119)
+    with pytest.raises(ValidationError, match="withheld_check"):
+        load_settings(env={"GUARD_POLICY__WITHHELD_CHECK": "false"})
+    s = load_settings(env={"GUARD_POLICY__WITHHELD_CHECK": "false", "GUARD_BACKEND__CASCADE_GUESS_MIN": "0"})
+    assert not s.policy.withheld_check and s.backend.cascade_guess_min == 0
 
 
 def test_every_field_is_documented():

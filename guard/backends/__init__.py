@@ -17,7 +17,8 @@ def make_backend(settings: BackendSettings) -> Backend:
                               second_whisper=settings.cascade_second_whisper,
                               general_min_support=settings.cascade_general_min_support,
                               recheck=settings.cascade_recheck,
-                              meaning_margin=settings.cascade_meaning_margin)
+                              meaning_margin=settings.cascade_meaning_margin,
+                              guess_min=settings.cascade_guess_min)
     if settings.name == "openai":
         from guard.backends.openai import OpenAIBackend
         from guard.chat_http import ChatClient

@@ -78,7 +78,6 @@ from guard.policy.answer import IDK_TEXT, LETTERS, idk_index
 
 RELEVANCE_NBEST = 3  # runner-up hypotheses also searched for relevance to the question (SELECTIVE mode)
 LOCAL_SECONDS = 2.0  # a keyword detection is judged by the 1-best words this close to it (SELECTIVE mode)
-PHRASE_WORDS = 3  # a phrase (the 1-best between two pauses) of this many to window_words words is read whole
 MEANING_MIN = 0.4  # least likeness of "question + option" to a sentence heard for an answer in other words
 
 
@@ -126,7 +125,7 @@ class CascadeBackend(Backend):
                  spot_threshold: float = 1e-10, spot_min_relevance: float = 0.3, whisper: str = BUNDLED_BASE,
                  misheard_ratio: float = 0.85, beside_words: int = 4, second_whisper: str = BUNDLED,
                  general_min_support: float = 0.0, sound_alike: bool = True, recheck: bool = True,
-                 said_min_relevance: float = 0.1, meaning_margin: float = 0.08):
+                 said_min_relevance: float = 0.1, meaning_margin: float = 0.08, guess_min: float = 0.4):
         from guard.hearing.whisper import shared
 
         lead = shared(whisper)
@@ -140,7 +139,7 @@ class CascadeBackend(Backend):
         self.spot_min_relevance, self.said_min_relevance = spot_min_relevance, said_min_relevance
         self.misheard_ratio, self.sound_alike = misheard_ratio, sound_alike
         self.beside_words = beside_words
-        self.meaning_margin = meaning_margin
+        self.meaning_margin, self.guess_min = meaning_margin, guess_min
         # Whisper re-reads the sentence about the question with each option in it (SELECTIVE mode, decision 102)
         self.recheck = Recheck(lead) if recheck and lead is not None else None
 
@@ -149,23 +148,18 @@ class CascadeBackend(Backend):
         return text.embed(texts)
 
     def windows(self, transcript: str) -> list[str]:
-        w = text.words(transcript)
-        if len(w) <= self.window_words:
-            return [" ".join(w)] if w else []
-        step = max(1, self.window_words // 3)
-        return [" ".join(w[i:i + self.window_words]) for i in range(0, len(w) - self.window_words + step, step)]
+        return text.windows(transcript, self.window_words)
 
     def passages(self, transcript: Transcript) -> list[str]:
         """The 1-best's sliding windows and its phrases (cut where the speaker paused) that fit a window:
         a sentence read whole as well as across its neighbours. "the plan is to release the product at the
         sprint rate fair" is 0.36 like "What is the suggested timeline for the product launch?", the
         windows astride it 0.27 (decision 113)."""
-        return list(dict.fromkeys(self.windows(transcript.best) + self.sentences(transcript)))
+        return text.passages(transcript.best, transcript.phrases, self.window_words)
 
     def sentences(self, transcript: Transcript) -> list[str]:
-        """The phrases of `transcript` read whole: PHRASE_WORDS to `window_words` words (a longer one is
-        read in the sliding windows, as the rest of the 1-best)."""
-        return [p for p in transcript.phrases if PHRASE_WORDS <= len(text.words(p)) <= self.window_words]
+        """The phrases of `transcript` read whole (text.sentences)."""
+        return text.sentences(transcript.phrases, self.window_words)
 
     def generate(self, audio: np.ndarray, task: Task) -> str:
         transcript = Transcript("")
@@ -192,7 +186,8 @@ class CascadeBackend(Backend):
             unanswered = idk >= 0 and choice.startswith(f"{LETTERS[idk]}. ")
             if task.selective and unanswered:
                 found = self.reread(heard, task.question, task.options) if self.recheck is not None else None
-                return found or self.in_other_words(transcript, task.question, task.options) or choice
+                return (found or self.in_other_words(transcript, task.question, task.options)
+                        or self.guess(transcript, task.question, task.options, spotted) or choice)
             return choice
         return self.extract(transcript.best, task.question, task.context)
 
@@ -233,6 +228,24 @@ class CascadeBackend(Backend):
             return None
         best = real[int(like.argmax())]
         return f"{LETTERS[best]}. {options[best]}"
+
+    def guess(self, transcript: Transcript, question: str, options: list[str],
+              spotted: set[str] | None = None) -> str | None:
+        """SELECTIVE mode, where nothing heard names an option and no option was said in other words: the
+        best-supported option, as GENERAL mode answers (decision 98), where what the main speaker said is
+        about the question (some option's "question + option" at least `guess_min` like a piece of it);
+        otherwise None. A question about a bystander whose topic the main speaker also spoke of is the
+        policy's to refuse: the withheld-speech check (guard.policy.withheld) hears the voices the gate
+        kept from this backend, which the backend never does (decision 119)."""
+        idk = idk_index(options)
+        real = [i for i in range(len(options)) if i != idk]
+        wins = self.passages(transcript)
+        if self.guess_min <= 0 or not real or not wins:
+            return None
+        like = self.embed([f"{question} {options[i]}" for i in real]) @ self.embed(wins).T
+        if float(like.max()) < self.guess_min:
+            return None
+        return self.choose(transcript, question, options, spotted, 0.0, selective=False)
 
     def on_topic(self, transcript: Transcript, hits: list[tuple[str, float, float]], question: str,
                  min_relevance: float) -> set[str]:

@@ -320,7 +320,22 @@ def hangover(d: Diarization, track: Track, seconds: float) -> np.ndarray:
 def isolate(samples: np.ndarray, d: Diarization, track: Track, hangover_seconds: float) -> np.ndarray:
     """One voice's own stretches (overlap included) and their silent hangover, silence elsewhere: GENERAL
     mode's per-voice stream, and what the ledger and the spoken question are transcribed from."""
-    g = np.repeat((track.frames | hangover(d, track, hangover_seconds)).astype(np.float32), FRAME)[:len(samples)]
+    return _only(samples, track.frames | hangover(d, track, hangover_seconds))
+
+
+def withheld(samples: np.ndarray, d: Diarization, track: Track, gated: np.ndarray,
+             hangover_seconds: float) -> np.ndarray:
+    """Another voice's stretches as `isolate` gives them, less every frame of which any sample reached the
+    model (`gated`): what the gate kept from the model of that voice. A main speaker's word that
+    diarization also gave to the voice beside it ("... lessons on the drums" heard in the bystander's
+    stream, "the drum i am going to work ...") passed the gate, so it is not withheld (decision 119)."""
+    frames = (track.frames | hangover(d, track, hangover_seconds)) & ~passed_frames(gated, d.n_frames)
+    return _only(samples, frames)
+
+
+def _only(samples: np.ndarray, frames: np.ndarray) -> np.ndarray:
+    """`samples` at `frames` (10 ms), silence elsewhere, with smoothed edges."""
+    g = np.repeat(frames.astype(np.float32), FRAME)[:len(samples)]
     if len(g) < len(samples):
         g = np.pad(g, (0, len(samples) - len(g)))
     return (samples * _smooth_edges(g)).astype(np.float32)
