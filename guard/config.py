@@ -200,10 +200,11 @@ class PolicySettings(_Section):
     withheld_check: bool = Field(True, description="In SELECTIVE mode, before an option chosen by the model "
                                  "is returned, the guard transcribes what the model heard and each voice it "
                                  "withheld, and refuses the answer where the question is about the withheld "
-                                 "speech (decision 119). Nothing transcribed is kept.")
-    withheld_margin: float = Field(0.05, description="The withheld voices' likeness to the question (best "
-                                   "'question + option' against the best transcript piece) must stay this "
-                                   "far below what the model heard for an answer to pass the check.")
+                                 "speech (decision 119). Nothing transcribed is stored, logged or returned.")
+    withheld_margin: float = Field(0.1, description="The withheld voices' likeness to the question (best "
+                                   "'question + option' against the best transcript piece) must stay this far "
+                                   "below what the model heard for an answer to pass the check, unless what the "
+                                   "model heard says more of the question's own words.")
 
 
 class BackendSettings(_Section):

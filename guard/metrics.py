@@ -19,6 +19,8 @@ class Metrics:
                                      registry=r)
         self.withheld_seconds = Counter("guard_withheld_audio_seconds_total",
                                         "Seconds of audio kept from the model by selective hearing.", registry=r)
+        self.withheld_checks = Counter("guard_withheld_checks_total", "SELECTIVE answers weighed against the "
+                                       "withheld speech, by verdict (passed, refused).", ["verdict"], registry=r)
         self.in_flight = Gauge("guard_in_flight_requests", "Requests being processed now.", registry=r)
         self.enrolled = Gauge("guard_enrolled_speakers", "Enrolled speakers, all households.", registry=r)
         self.backend_errors = Counter("guard_backend_errors_total", "Failed backend calls.", ["backend"],

@@ -315,13 +315,15 @@ class GuardService:
             return
         t = time.perf_counter()
         try:
-            kept = [selective.withheld(samples, d, o, heard, self.settings.policy.hangover_seconds) for o in others]
+            hangover = self.settings.policy.hangover_seconds
+            kept = [selective.withheld_speech(samples, d, o, heard, hangover) for o in others]
             verdict = self.withheld(heard, kept, question, options)
         except Exception as e:
             log.exception("withheld-speech check failed")
             raise Refusal(pb.POLICY_FAILED, f"the answer check failed ({type(e).__name__})") from e
         finally:
             timer("policy", time.perf_counter() - t)
+        self.metrics.withheld_checks.labels("refused" if verdict.refuse else "passed").inc()
         if verdict.refuse:
             raise Refusal(pb.NOT_FROM_MAIN_SPEAKER, "the question is about what another voice said, which the "
                                                     "guard withheld from the model")

@@ -34,6 +34,20 @@ def test_whisper_leads_and_pocketsphinx_runs_up(whisper):
     assert alone.best in led.nbest or alone.best == led.best   # pocketsphinx's 1-best becomes a runner-up
 
 
+def test_a_read_is_reused_for_the_same_audio(whisper, monkeypatch):
+    # The cascade and the withheld-speech check read the same gated audio: they must read the same words,
+    # and faster-whisper's fallback sampling depends on the decodes before it (decision 119).
+    x = scenes.tts("awb", "We are going to paint the kitchen blue next weekend.")
+    first = whisper.read(x)
+    first[0].clear()   # a caller's change does not reach the cache
+    calls = []
+    monkeypatch.setattr(whisper.model, "transcribe", lambda *a, **k: calls.append(a) or ([], None))
+    again = whisper.read(x)
+    assert calls == [] and "kitchen" in {w for w, _, _ in again[0]}
+    assert whisper.read(x * 0.5) == again   # the read is of the peak-normalised audio: level alone is no news
+    assert whisper.read(x[: len(x) // 2]) == ([], 0.0, []) and len(calls) == 1   # other audio is decoded
+
+
 def test_without_runner_ups_pocketsphinx_decodes_only_what_the_lead_missed(whisper):
     x = scenes.tts("awb", "The library opens at nine in the morning.")
     alone = Transcriber(cache_size=0, lead=whisper, runner_ups=False)(x)

@@ -18,7 +18,7 @@ TABLE = ["Seven thirty", "Eight", IDK, "Noon", "Six"]     # the main speaker's: 
 
 @pytest.fixture(scope="module")
 def check() -> WithheldCheck:
-    return WithheldCheck(Transcriber(lead=shared(BUNDLED_BASE), runner_ups=False), 0.05)
+    return WithheldCheck(Transcriber(lead=shared(BUNDLED_BASE), runner_ups=False), 0.1)
 
 
 def test_a_question_about_what_only_the_withheld_voice_said_is_refused(check):
@@ -26,13 +26,47 @@ def test_a_question_about_what_only_the_withheld_voice_said_is_refused(check):
     other = scenes.level(scenes.tts("slt", "My flight to Tokyo leaves at half past seven tomorrow."), -20)
     flight = ["Seven thirty", "Noon", IDK, "Six"]
     v = check(main, [other], "When does the flight to Tokyo leave?", flight)
-    assert v.refuse and v.withheld > v.heard + 0.05
+    assert v.refuse and v.withheld > v.heard
     kitchen = ["Blue", "Green", IDK, "Red"]
     v = check(main, [other], "What colour will the kitchen be painted?", kitchen)
-    assert not v.refuse and v.heard > v.withheld + 0.05
+    assert not v.refuse and v.heard > v.withheld + 0.1
     # nothing withheld, or only "I don't know" to choose from: nothing to weigh
     assert not check(main, [], "When does the flight to Tokyo leave?", flight).refuse
     assert not check(main, [other], "When does the flight to Tokyo leave?", [IDK]).refuse
+
+
+def test_the_question_s_own_words_clear_an_answer_likeness_alone_would_refuse_but_never_refuse_one():
+    # Gated main speakers and the voices withheld beside them, as Whisper base heard them (seeds 422 and
+    # 702; decision 119). The recogniser is a stand-in: the rule is what is tested.
+    import numpy as np
+
+    from guard.hearing.asr import Transcript
+
+    said = {1: "i baked a raspberry cake for the party our landlord is a man called stanislaus",
+            2: "our new dentist is called dr fitzgerald for the holidays we rented a cottage near norway",
+            3: "when i picked up the car the mechanics said the pads are almost gone say we got my mum a silver "
+               "necklace with matching earrings",
+            4: "our holiday is that we were sick for three days after a seafood dinner for her birthday"}
+    check = WithheldCheck(lambda audio: Transcript(said[int(audio[0])]), 0.1)
+    heard = {k: np.full(4, k, np.float32) for k in said}
+    # MiniLM puts the rented cottage within the margin of the landlord question, but only the main
+    # speaker says "landlord": answered
+    landlord = ["Rhys", "Leopold", "Cormac", IDK, "Stanislaw"]
+    v = check(heard[1], [heard[2]], "What is the landlord called?", landlord)
+    assert not v.refuse and v.words == (2, 1) and v.withheld > v.heard - 0.1   # "landlord", "called": "called"
+    dentist = ["Dr Fitzgerald", "Dr Okonkwo", IDK, "Dr Shah"]
+    v = check(heard[1], [heard[2]], "What is the new dentist called?", dentist)
+    assert v.refuse and v.words == (1, 3)
+    # the main speaker's own "for her birthday", which the gate withheld at a change of speaker, says more
+    # of the question's words than what the model heard; its necklace is far likelier: answered
+    present = ["A cookery course", "A new phone", "Jewellery", IDK, "Theatre tickets"]
+    v = check(heard[3], [heard[4]], "What birthday present did the mother receive?", present)
+    assert not v.refuse and v.words == (0, 1) and v.heard > v.withheld + 0.1
+    # neither says the question's words: likeness decides, by the margin
+    v = check(heard[1], [heard[2]], "Where did the speaker go?", ["A rented cottage", "A hotel", IDK, "A tent"])
+    assert v.words == (0, 0) and v.refuse and v.withheld > v.heard + 0.1
+    v = check(heard[1], [heard[2]], "What did the speaker make?", ["A raspberry cake", "Bread", IDK, "Cookies"])
+    assert v.words == (0, 0) and not v.refuse and v.heard > v.withheld + 0.1
 
 
 def with_check(tmp_path, hearing, check, replies, **env):
@@ -56,6 +90,9 @@ def test_the_service_refuses_an_answer_about_the_bystander_and_passes_the_main_s
     r = ask(service, scene, "What time should the table be booked for?", TABLE)
     assert not r.refused and r.choice_letter == "A"
     assert any(t.stage == "policy" for t in r.timings)
+    counted = {s.labels["verdict"]: s.value for m in service.metrics.registry.collect()
+               if m.name == "guard_withheld_checks" for s in m.samples if s.name.endswith("_total")}
+    assert counted == {"refused": 1.0, "passed": 1.0}
 
 
 def test_the_check_is_skipped_for_i_dont_know_and_without_gating(tmp_path, hearing, scene):

@@ -57,6 +57,11 @@
   either, an option the main speaker said in other words is answered by meaning (`in_other_words`): its
   "question + option" at least MEANING_MIN like a sentence heard and `meaning_margin` ahead of every
   other option ("so glad it was over and quite optimistic" for "Relieved and hopeful", decision 114).
+  Last, where what the main speaker said is about the question (some option's "question + option" at
+  least `guess_min` like a piece of it), GENERAL mode's best-supported option (`guess`): SELECTIVE mode
+  answers the main speaker's own topic as GENERAL mode does, and the policy's check against the speech
+  the gate withheld (guard.policy.withheld), which this backend never hears, refuses a question about a
+  bystander (decision 119).
 - Open questions: the transcript window that best answers the question (extractive), searched in
   what was heard and in the session memory the requester may hear (Task.context); with no window close
   enough, the closest memory line.
@@ -217,12 +222,11 @@ class CascadeBackend(Backend):
         honestly felt so glad it was over and quite optimistic" answers "Relieved and hopeful"; a sentence
         about something else is not that like any option, and one about the question with a value not
         among the options is about as like two of them (decision 114)."""
-        idk = idk_index(options)
-        real = [i for i in range(len(options)) if i != idk]
-        wins = self.passages(transcript)
-        if self.meaning_margin <= 0 or len(real) < 2 or not wins:
+        if self.meaning_margin <= 0:
             return None
-        like = (self.embed([f"{question} {options[i]}" for i in real]) @ self.embed(wins).T).max(axis=1)
+        real, like = self.likeness(transcript, question, options)
+        if len(real) < 2:
+            return None
         first, second = np.sort(like)[::-1][:2]
         if first < MEANING_MIN or first - second < self.meaning_margin:
             return None
@@ -237,15 +241,22 @@ class CascadeBackend(Backend):
         otherwise None. A question about a bystander whose topic the main speaker also spoke of is the
         policy's to refuse: the withheld-speech check (guard.policy.withheld) hears the voices the gate
         kept from this backend, which the backend never does (decision 119)."""
+        if self.guess_min <= 0:
+            return None
+        real, like = self.likeness(transcript, question, options)
+        if not real or float(like.max()) < self.guess_min:
+            return None
+        return self.choose(transcript, question, options, spotted, 0.0, selective=False)
+
+    def likeness(self, transcript: Transcript, question: str, options: list[str]) -> tuple[list[int], np.ndarray]:
+        """(the indexes of the options other than "I don't know", each one's "question + option" likeness to
+        the passage heard most like it); no indexes when nothing was heard."""
         idk = idk_index(options)
         real = [i for i in range(len(options)) if i != idk]
         wins = self.passages(transcript)
-        if self.guess_min <= 0 or not real or not wins:
-            return None
-        like = self.embed([f"{question} {options[i]}" for i in real]) @ self.embed(wins).T
-        if float(like.max()) < self.guess_min:
-            return None
-        return self.choose(transcript, question, options, spotted, 0.0, selective=False)
+        if not real or not wins:
+            return [], np.zeros(0)
+        return real, (self.embed([f"{question} {options[i]}" for i in real]) @ self.embed(wins).T).max(axis=1)
 
     def on_topic(self, transcript: Transcript, hits: list[tuple[str, float, float]], question: str,
                  min_relevance: float) -> set[str]:

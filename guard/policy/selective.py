@@ -323,8 +323,8 @@ def isolate(samples: np.ndarray, d: Diarization, track: Track, hangover_seconds:
     return _only(samples, track.frames | hangover(d, track, hangover_seconds))
 
 
-def withheld(samples: np.ndarray, d: Diarization, track: Track, gated: np.ndarray,
-             hangover_seconds: float) -> np.ndarray:
+def withheld_speech(samples: np.ndarray, d: Diarization, track: Track, gated: np.ndarray,
+                    hangover_seconds: float) -> np.ndarray:
     """Another voice's stretches as `isolate` gives them, less every frame of which any sample reached the
     model (`gated`): what the gate kept from the model of that voice. A main speaker's word that
     diarization also gave to the voice beside it ("... lessons on the drums" heard in the bystander's

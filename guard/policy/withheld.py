@@ -4,14 +4,13 @@ The gate keeps every other voice from the model, but the guard itself still hold
 answer to a multiple-choice question leaves the guard, the check asks whose speech the question is about:
 it transcribes what the model heard and each withheld voice on its own (the guard's own recogniser, the
 ledger's Whisper), and measures how like the question with each of its options (all-MiniLM-L6-v2) the
-pieces of each transcript are (`text.passages`). Where the withheld speech is not at least `margin` less
-like the question than what the model heard, the question is about someone else's speech and the answer
-is refused, whatever the backend: a guess from the main speaker's own words is not an answer to a
-question about a bystander.
+pieces of each transcript are (`text.passages`). The withheld speech must be at least `margin` less like
+the question than what the model heard, unless what the model heard says more of the question's own
+content words. Otherwise the question is about someone else's speech and the answer is refused, whatever
+the backend: a guess from the main speaker's own words is not an answer to a question about a bystander.
 
-On the generated suites the question's likeness to the speech it is about was 0.32-0.80, to the other
-voice's 0.03-0.36 (decision 119). What is transcribed here lives only in this call: it is never stored,
-logged or returned.
+Measured on the generated suites in decision 119. What is transcribed here is never stored, logged or
+returned; like every transcript, it stays only in the recognisers' small in-memory caches of recent audio.
 """
 from __future__ import annotations
 
@@ -29,27 +28,38 @@ WINDOW_WORDS = 12   # the cascade's window (backend.cascade window_words' defaul
 @dataclass(frozen=True)
 class Verdict:
     heard: float      # how like the question what the model heard is (best option, best piece)
-    withheld: float   # the same for the withheld voices
+    withheld: float   # the same for the withheld voices (the likest voice)
     refuse: bool
+    words: tuple[int, int] = (0, 0)   # the question's own words said in what the model heard, and withheld
 
 
 class WithheldCheck:
     def __init__(self, asr: Transcriber, margin: float):
         self.asr, self.margin = asr, margin
 
-    def likeness(self, audio: np.ndarray, prompts: np.ndarray) -> float:
+    def read(self, audio: np.ndarray, prompts: np.ndarray, asked: set[str]) -> tuple[int, float]:
+        """(how many of the question's content stems `audio` says, its best likeness to `prompts`)."""
         t = self.asr(audio)
         pieces = text.passages(t.best, t.phrases, WINDOW_WORDS)
-        return float((prompts @ text.embed(pieces).T).max()) if pieces else 0.0
+        like = float((prompts @ text.embed(pieces).T).max()) if pieces else 0.0
+        return len(asked & text.content(t.best)), like
 
     def __call__(self, heard: np.ndarray, withheld: list[np.ndarray], question: str,
                  options: list[str]) -> Verdict:
-        """`heard`: the audio the model received; `withheld`: each other voice's speech on its own."""
+        """`heard`: the audio the model received; `withheld`: each other voice's kept-back speech. Refused
+        where the withheld speech is not `margin` less like the question than what the model heard, unless
+        what the model heard says more of the question's own words: "our landlord is a man called
+        stanislaus" is about "What is the landlord called?", though MiniLM puts "we rented a cottage near
+        norway" as close. The words alone never refuse: one of the main speaker's own words the gate
+        withheld at a change of speaker ("for her birthday") would (decision 119)."""
         idk = idk_index(options)
         real = [o for i, o in enumerate(options) if i != idk]
         if not withheld or not real:
             return Verdict(0.0, 0.0, False)
         prompts = text.embed([f"{question} {o}" for o in real])
-        other = max(self.likeness(w, prompts) for w in withheld)
-        mine = self.likeness(heard, prompts)
-        return Verdict(mine, other, other > mine - self.margin)
+        asked = text.content(question)
+        words, like = self.read(heard, prompts, asked)
+        other = [self.read(w, prompts, asked) for w in withheld]
+        their_words, their_like = max(w for w, _ in other), max(x for _, x in other)
+        refuse = their_like > like - self.margin and words <= their_words
+        return Verdict(like, their_like, refuse, (words, their_words))
