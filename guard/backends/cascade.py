@@ -281,8 +281,9 @@ class CascadeBackend(Backend):
         it found) scores 0, detected or not: sentence likeness alone answered bystander questions from the
         main speaker's unrelated sentences ("every weekend my brother goes to play football" -> "the team
         meets on Saturday"), a lone detection answered them from false alarms ("may" beside "my sister is
-        flying to Tokyo next week" for "when does the holiday start?"), and a guess is what SELECTIVE mode
-        must not give (decisions 89, 99)."""
+        flying to Tokyo next week" for "when does the holiday start?"): the text rules never guess (decisions
+        89, 99). SELECTIVE mode's guess (`guess`) comes after them, only where what the main speaker said is
+        about the question, behind the policy's check against the withheld speech (decision 119)."""
         wins = self.passages(transcript)
         if not wins:
             return np.zeros(len(options))
