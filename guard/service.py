@@ -18,7 +18,7 @@ from guard.errors import BackendError, BadAudio, BadRequest, GuardError, Hearing
 from guard.hearing import Diarization, Hearing
 from guard.metrics import Metrics
 from guard.policy import selective, tails
-from guard.policy.answer import IDK_TEXT, LETTERS, extract_letter, idk_index
+from guard.policy.answer import IDK_TEXT, LETTERS, answered, extract_letter, idk_index
 from guard.policy.secrets import REFUSAL, SecretLedger, voice_of
 from guard.policy.withheld import WithheldCheck
 from guard.proto import guard_pb2 as pb
@@ -236,8 +236,8 @@ class GuardService:
                 raise Refusal(pb.PROTECTED_SECRET, "the answer would disclose something said in confidence by "
                                                    "someone else")
             self._answer(resp, text, options, selective_mode)
-            if selective_mode and not resp.refused and resp.choice_index >= 0:
-                self._check(a.samples, d, others, model_audio, question, options, timer)
+            if selective_mode and not resp.refused and answered(text, resp.choice_index, options):
+                self._check(a.samples, d, others, model_audio, task, timer)
         except Refusal as r:
             self._refuse(resp, r, options)
         except GuardError:
@@ -307,17 +307,18 @@ class GuardService:
         kept = {choice.track.label, *gated.joined}
         return d, choice.track, gated.samples, [gated.samples], [t for t in d.tracks if t.label not in kept]
 
-    def _check(self, samples: np.ndarray, d: Diarization, others: list, heard: np.ndarray, question: str,
-               options: list[str], timer: Timer) -> None:
-        """SELECTIVE mode, an option chosen: refuse it when the question is about a withheld voice's speech
-        more than about what the model heard (guard.policy.withheld, decision 119)."""
+    def _check(self, samples: np.ndarray, d: Diarization, others: list, heard: np.ndarray, task: Task,
+               timer: Timer) -> None:
+        """SELECTIVE mode, answered: refuse the answer when the question is about a withheld voice's speech
+        more than about what the model heard and the memory it was given (guard.policy.withheld, decisions
+        119 and 120)."""
         if self.withheld is None or not others:
             return
         t = time.perf_counter()
         try:
             hangover = self.settings.policy.hangover_seconds
             kept = [selective.withheld_speech(samples, d, o, heard, hangover) for o in others]
-            verdict = self.withheld(heard, kept, question, options)
+            verdict = self.withheld(heard, kept, task.question, task.options, task.context)
         except Exception as e:
             log.exception("withheld-speech check failed")
             raise Refusal(pb.POLICY_FAILED, f"the answer check failed ({type(e).__name__})") from e

