@@ -57,6 +57,7 @@ def words(text: str) -> list[str]:
 
 
 PHRASE_WORDS = 3  # a phrase (words between two pauses) of this many words, up to a window, is read whole
+WINDOW_WORDS = 12  # a passage's words: the cascade's window, and the withheld-speech check's
 
 
 def windows(said: str, size: int) -> list[str]:

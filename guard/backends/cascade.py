@@ -126,7 +126,7 @@ def naming_words(owns: list[set[str]]) -> list[set[str]]:
 class CascadeBackend(Backend):
     name = "cascade"
 
-    def __init__(self, min_support: float = 0.2, window_words: int = 12, spot_weight: float = 0.3,
+    def __init__(self, min_support: float = 0.2, window_words: int = text.WINDOW_WORDS, spot_weight: float = 0.3,
                  spot_threshold: float = 1e-10, spot_min_relevance: float = 0.3, whisper: str = BUNDLED_BASE,
                  misheard_ratio: float = 0.85, beside_words: int = 4, second_whisper: str = BUNDLED,
                  general_min_support: float = 0.0, sound_alike: bool = True, recheck: bool = True,

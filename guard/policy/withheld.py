@@ -1,9 +1,8 @@
 """The answer check against withheld speech (SELECTIVE mode, decision 119).
 
 The gate keeps every other voice from the model, but the guard itself still holds that audio. Before an
-answer leaves the guard, the check asks whose speech the question is about:
-it transcribes what the model heard and each withheld voice on its own (the guard's own recogniser, the
-ledger's Whisper), and measures how like the question with each of its options (all-MiniLM-L6-v2) the
+answer leaves the guard, the check asks whose speech the question is about: it transcribes what the model
+heard and each withheld voice on its own (the guard's own recogniser, the ledger's Whisper), and measures how like the question with each of its options (all-MiniLM-L6-v2) the
 pieces of each transcript are (`text.passages`). An open question (no options) is weighed the same way by
 the question alone, once the model has answered it with anything but "I don't know" (decision 120); the
 session memory the model was given counts as heard. The withheld speech must be at least `margin` less like
@@ -25,8 +24,6 @@ from guard import text
 from guard.hearing.asr import Transcriber
 from guard.policy.answer import idk_index
 
-WINDOW_WORDS = 12   # the cascade's window (backend.cascade window_words' default)
-
 
 @dataclass(frozen=True)
 class Verdict:
@@ -45,7 +42,7 @@ class WithheldCheck:
         """(how many of the question's content stems `audio` and `context` say, their best likeness to
         `prompts`)."""
         t = self.asr(audio)
-        pieces = text.passages(t.best, t.phrases, WINDOW_WORDS) + [c for c in context if c.strip()]
+        pieces = text.passages(t.best, t.phrases, text.WINDOW_WORDS) + [c for c in context if c.strip()]
         like = float((prompts @ text.embed(pieces).T).max()) if pieces else 0.0
         return len(asked & text.content(" ".join([t.best, *context]))), like
 
