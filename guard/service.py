@@ -211,9 +211,9 @@ class GuardService:
         resp = pb.AskResponse(mode=mode, audio_seconds=a.seconds, session_id=req.session_id, choice_index=-1)
         selective_mode = mode == pb.SELECTIVE
         try:
-            d, others = None, []
+            d, withheld = None, []
             if selective_mode:
-                d, main, model_audio, streams, others = self._selective(a.samples, household, req, resp, timer)
+                d, main, model_audio, streams, withheld = self._selective(a.samples, household, req, resp, timer)
             else:
                 d = self._hear(a.samples, household, timer) if self.hearing else None
                 streams, main = [], None
@@ -221,6 +221,9 @@ class GuardService:
                     main = selective.choose_main(d, self.settings.policy, a.samples).track
                     resp.speakers.extend(self._speakers_pb(d))
                     streams = [self._isolate(a.samples, d, t) for t in d.tracks]
+                    under = selective.under_main(a.samples, d, main, self.settings.policy) if main is not None else None
+                    if under is not None:   # a voice under the main speaker, heard in its pauses (decision 121)
+                        streams.append(under)
                 model_audio = a.samples
             question, spoken = req.question, False
             if not question and d is not None and main is not None and self.ledger is not None:
@@ -230,14 +233,15 @@ class GuardService:
             prompt = selective.build_prompt(question, options, selective=selective_mode,
                                             description=req.main_speaker_desc, context=context,
                                             withheld=sum(bool(e.content) for e in protected))
-            task = Task(prompt, question, options, selective_mode, streams, context, spoken)
+            checked = selective_mode and self.withheld is not None and bool(withheld)
+            task = Task(prompt, question, options, selective_mode, streams, context, spoken, checked)
             text = self._generate(model_audio, task, timer, selective_mode)
             if self.ledger is not None and self.ledger.leaks(text, protected, question):
                 raise Refusal(pb.PROTECTED_SECRET, "the answer would disclose something said in confidence by "
                                                    "someone else")
             self._answer(resp, text, options, selective_mode)
             if selective_mode and not resp.refused and answered(text, resp.choice_index, options):
-                self._check(a.samples, d, others, model_audio, task, timer)
+                self._check(withheld, model_audio, task, timer)
         except Refusal as r:
             self._refuse(resp, r, options)
         except GuardError:
@@ -272,8 +276,8 @@ class GuardService:
 
     def _selective(self, samples: np.ndarray, household: str, req: pb.AskRequest, resp: pb.AskResponse,
                    timer: Timer):
-        """(diarization, main track, the audio the model may hear, its per-voice streams, the voices withheld
-        from it) in SELECTIVE mode."""
+        """(diarization, main track, the audio the model may hear, its per-voice streams, the speech withheld
+        from it to weigh an answer against) in SELECTIVE mode."""
         d = self._hear(samples, household, timer)
         t = time.perf_counter()
         try:
@@ -295,6 +299,9 @@ class GuardService:
                                                     "who is speaking cannot be established")
             gated = selective.gate(samples, d, choice.track, self.settings.policy,
                                    tails.source(self.words, samples))
+            kept = {choice.track.label, *gated.joined}
+            withheld = [selective.withheld_speech(samples, d, t, gated.samples, self.settings.policy.hangover_seconds)
+                        for t in d.tracks if t.label not in kept]
         except Refusal:
             raise
         except Exception as e:
@@ -304,21 +311,17 @@ class GuardService:
         resp.withheld_seconds = gated.withheld_seconds
         self.metrics.withheld_seconds.inc(gated.withheld_seconds)
         timer("policy", time.perf_counter() - t)
-        kept = {choice.track.label, *gated.joined}
-        return d, choice.track, gated.samples, [gated.samples], [t for t in d.tracks if t.label not in kept]
+        return d, choice.track, gated.samples, [gated.samples], withheld
 
-    def _check(self, samples: np.ndarray, d: Diarization, others: list, heard: np.ndarray, task: Task,
-               timer: Timer) -> None:
+    def _check(self, withheld: list[np.ndarray], heard: np.ndarray, task: Task, timer: Timer) -> None:
         """SELECTIVE mode, answered: refuse the answer when the question is about a withheld voice's speech
         more than about what the model heard and the memory it was given (guard.policy.withheld, decisions
         119 and 120)."""
-        if self.withheld is None or not others:
+        if self.withheld is None or not withheld:
             return
         t = time.perf_counter()
         try:
-            hangover = self.settings.policy.hangover_seconds
-            kept = [selective.withheld_speech(samples, d, o, heard, hangover) for o in others]
-            verdict = self.withheld(heard, kept, task.question, task.options, task.context)
+            verdict = self.withheld(heard, withheld, task.question, task.options, task.context)
         except Exception as e:
             log.exception("withheld-speech check failed")
             raise Refusal(pb.POLICY_FAILED, f"the answer check failed ({type(e).__name__})") from e

@@ -65,7 +65,7 @@ def test_a_detection_counts_in_selective_only_on_topic_and_beside_a_word_heard(c
                   ("and we are going to paint the kitchen soon", 8.0))
     audio = np.ones(16000, np.float32)
     general = Task("p", q, OPTIONS, selective=False, streams=[audio])
-    selective = Task("p", q, OPTIONS, selective=True, streams=[audio])
+    selective = Task("p", q, OPTIONS, selective=True, streams=[audio], checked=True)
     # "blue" detected inside the sentence about trains: a false alarm. The transcript as a whole is about
     # the kitchen (its later sentence), which let such detections through before they were judged locally.
     assert cascade.on_topic(heard, [("blue", 1.2, 1.5)], q, cascade.spot_min_relevance) == set()
@@ -76,6 +76,8 @@ def test_a_detection_counts_in_selective_only_on_topic_and_beside_a_word_heard(c
     guessed = cascade.guess(heard, q, OPTIONS)
     assert guessed is not None and not guessed.startswith("B.")
     assert cascade.generate(audio, selective) == guessed
+    unchecked = Task("p", q, OPTIONS, selective=True, streams=[audio])   # nothing withheld: no guess (121)
+    assert cascade.generate(audio, unchecked).startswith("C.")
     monkeypatch.setattr(cascade, "guess_min", 0.0)                # the text rules alone: I don't know
     assert cascade.generate(audio, selective).startswith("C.")
     # right after "paint the kitchen", but no recogniser hypothesis says "blue": a detection alone is not
@@ -338,9 +340,11 @@ def test_in_selective_a_question_about_what_the_main_speaker_said_gets_the_best_
     audio = np.ones(16000, np.float32)
     monkeypatch.setattr(cascade, "asr", Heard(heard, []))
     monkeypatch.setattr(cascade, "recheck", None)
-    assert cascade.generate(audio, Task("p", q, feel, selective=True, streams=[audio])) == general
-    monkeypatch.setattr(cascade, "guess_min", 0.0)
+    assert cascade.generate(audio, Task("p", q, feel, selective=True, streams=[audio], checked=True)) == general
+    # never where the guard has no withheld speech to weigh the answer against (decision 121)
     assert cascade.generate(audio, Task("p", q, feel, selective=True, streams=[audio])).startswith("E.")
+    monkeypatch.setattr(cascade, "guess_min", 0.0)
+    assert cascade.generate(audio, Task("p", q, feel, selective=True, streams=[audio], checked=True)).startswith("E.")
 
 
 def test_a_runner_up_word_beside_the_question_s_own_words_counts_in_selective(cascade):

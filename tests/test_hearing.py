@@ -8,7 +8,7 @@ from guard import scenes
 from guard.config import HearingSettings, PolicySettings
 from guard.hearing import Diarization, Hearing, Track
 from guard.hearing.vad import FRAME, SileroVad, WebrtcVad
-from guard.policy.selective import choose_main, gate, isolate, passed_frames
+from guard.policy.selective import choose_main, gate, isolate, passed_frames, under_main
 
 
 def frames_of(turn) -> slice:
@@ -310,9 +310,8 @@ def test_level_split_keeps_a_similar_farther_voice_out_of_the_main_speaker(heari
     assert taken["merged"] > 0.9 and taken["split"] < 0.25, taken
 
 
-def background_gate(hearing, main_voice: str, bystander: str):
-    """A background scene (bystander 15 dB down under the main speaker), heard; returns (the diarization,
-    passed(**policy) -> (share of bystander-only speech passed, share of main-only speech kept))."""
+def background_heard(hearing, main_voice: str, bystander: str):
+    """A background scene (bystander 15 dB down under the main speaker): (scene, diarization, main track)."""
     sc = scenes.background(main_voice, ["The weather is going to be cold and rainy all weekend long.",
                                         "Please add a dentist appointment for next Thursday afternoon.",
                                         "The car needs new tyres before we drive up to the mountains."],
@@ -320,7 +319,13 @@ def background_gate(hearing, main_voice: str, bystander: str):
                                        "I finished reading that long history book about old ships."],
                            seed=3, bystander_db=-15.0)
     d = hearing.hear(sc.samples, [])
-    main = choose_main(d, PolicySettings()).track
+    return sc, d, choose_main(d, PolicySettings()).track
+
+
+def background_gate(hearing, main_voice: str, bystander: str):
+    """`background_heard`'s diarization, and passed(**policy) -> (share of bystander-only speech passed,
+    share of main-only speech kept)."""
+    sc, d, main = background_heard(hearing, main_voice, bystander)
     ref = sc.reference(d.n_frames)
     by_only, main_only = ref[bystander] & ~ref[main_voice], ref[main_voice] & ~ref[bystander]
 
@@ -346,3 +351,14 @@ def test_background_voice_at_the_main_speakers_pitch_is_withheld_when_far_below_
     on, pitch_only = passed(), passed(background_deep_db=0)
     assert pitch_only[0] > 0.4, pitch_only
     assert on[0] < 0.05 and on[1] > 0.98, on
+
+def test_general_mode_hears_the_voice_under_the_main_speaker_on_its_own(hearing):
+    # decision 121: the frames the background rule takes for a voice under the main speaker (one track to
+    # the diarizer) are GENERAL mode's extra stream; nothing of the main speaker's own speech is in it
+    sc, d, main = background_heard(hearing, "awb", "slt")
+    ref = sc.reference(d.n_frames)
+    under = under_main(sc.samples, d, main, PolicySettings())
+    heard = passed_frames(under, d.n_frames)
+    assert len(d.tracks) == 1 and (heard & ref["slt"] & ~ref["awb"]).sum() > 100
+    assert (heard & ref["awb"]).sum() < 0.1 * heard.sum()
+    assert under_main(sc.samples, d, main, PolicySettings(background_margin_db=0)) is None

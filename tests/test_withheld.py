@@ -143,3 +143,18 @@ def test_a_failing_check_refuses(tmp_path, hearing, scene):
     service, _ = with_check(tmp_path, hearing, broken, ["A. Seven thirty"])
     r = ask(service, scene, "What time should the table be booked for?", TABLE)
     assert r.refused and r.reason == pb.POLICY_FAILED and "answer check" in r.reason_text
+
+
+def test_the_model_is_told_whether_its_answer_will_be_weighed(tmp_path, hearing, scene, check):
+    # Only where the gate withheld another voice is there speech to weigh an answer against; one voice
+    # heard (or one under the main speaker that diarization never split off) leaves nothing (decision 121)
+    service, backend = with_check(tmp_path, hearing, check, ["C. " + IDK] * 3)
+    ask(service, scene, "When is the birthday party?", PARTY)
+    alone = scenes.level(scenes.tts("awb", "We are going to paint the kitchen blue next weekend."), -20)
+    ask(service, scenes.Scene(alone), "When is the birthday party?", PARTY)
+    service.ask(pb.AskRequest(audio=pb.Audio(float32=scene.samples.astype("<f4").tobytes(), sample_rate=16000),
+                              mode=pb.GENERAL, question="When is the birthday party?", options=PARTY))
+    assert [task.checked for _, task in backend.calls] == [True, False, False]
+    service, backend = with_check(tmp_path / "none", hearing, None, ["C. " + IDK])
+    ask(service, scene, "When is the birthday party?", PARTY)
+    assert [task.checked for _, task in backend.calls] == [False]

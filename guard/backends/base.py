@@ -17,12 +17,17 @@ class Task:
     options: list[str] = field(default_factory=list)
     selective: bool = False
     # The same audio split by voice (each (n,) float32, silence elsewhere), for backends that do better
-    # hearing one voice at a time. In SELECTIVE mode it holds only the main speaker's gated audio.
+    # hearing one voice at a time; in GENERAL mode also a voice under the main speaker heard in its pauses
+    # (decision 121). In SELECTIVE mode it holds only the main speaker's gated audio.
     streams: list[np.ndarray] = field(default_factory=list)
     # Session memory the requester may hear (earlier statements, as text), and whether the question
     # itself was spoken in the audio (then the audio is the question, not a source of answers).
     context: list[str] = field(default_factory=list)
     spoken_question: bool = False
+    # SELECTIVE mode: whether the guard will weigh the answer against speech it withheld from the model
+    # (guard.policy.withheld). False where the gate withheld no other voice: one heard, or a voice under
+    # the main speaker that diarization never split off. A backend must not guess then (decision 121).
+    checked: bool = False
 
 
 class Backend(abc.ABC):

@@ -192,7 +192,8 @@ class CascadeBackend(Backend):
             if task.selective and unanswered:
                 found = self.reread(heard, task.question, task.options) if self.recheck is not None else None
                 return (found or self.in_other_words(transcript, task.question, task.options)
-                        or self.guess(transcript, task.question, task.options, spotted) or choice)
+                        or (self.guess(transcript, task.question, task.options, spotted) if task.checked else None)
+                        or choice)
             return choice
         return self.extract(transcript.best, task.question, task.context)
 

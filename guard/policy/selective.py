@@ -270,6 +270,21 @@ def background(samples: np.ndarray, d: Diarization, solo: np.ndarray, settings: 
     return out
 
 
+def under_main(samples: np.ndarray, d: Diarization, main: Track, settings: PolicySettings) -> np.ndarray | None:
+    """GENERAL mode's stream of a voice talking under the main speaker that diarization did not split off:
+    the main speaker's undisputed frames that `background` takes for that voice (in its pauses), silence
+    elsewhere; None under `background_seconds` of them. Heard on its own, level-normalised, the recogniser
+    reads words it skips in the mixture beside a louder voice (decision 121)."""
+    solo = main.frames & ~d.overlap
+    for t in d.tracks:
+        if t is not main:
+            solo &= ~t.frames
+    far = background(samples, d, solo, settings)
+    if far.sum() * FRAME_SECONDS < settings.background_seconds:
+        return None
+    return _only(samples, far)
+
+
 def split_point(first: np.ndarray) -> int:
     """How many leading frames to take: the split that best separates `first` frames (before it) from the
     others (after it), by the running count of the one minus the other; 0 when none come first."""
