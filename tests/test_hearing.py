@@ -352,9 +352,10 @@ def test_background_voice_at_the_main_speakers_pitch_is_withheld_when_far_below_
     assert pitch_only[0] > 0.4, pitch_only
     assert on[0] < 0.05 and on[1] > 0.98, on
 
+
 def test_general_mode_hears_the_voice_under_the_main_speaker_on_its_own(hearing):
     # decision 121: the frames the background rule takes for a voice under the main speaker (one track to
-    # the diarizer) are GENERAL mode's extra stream; nothing of the main speaker's own speech is in it
+    # the diarizer) are GENERAL mode's extra stream; little of the main speaker's own speech is in it
     sc, d, main = background_heard(hearing, "awb", "slt")
     ref = sc.reference(d.n_frames)
     under = under_main(sc.samples, d, main, PolicySettings())

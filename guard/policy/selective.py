@@ -135,11 +135,7 @@ def gate(samples: np.ndarray, d: Diarization, main: Track, settings: PolicySetti
     their times (the guard's recogniser), called only where a word tail may be followed; None: none is."""
     n = len(samples)
     d, main, joined = join_same_voice(samples, d, main, settings)
-    others = np.zeros(d.n_frames, bool)
-    for t in d.tracks:
-        if t is not main:
-            others |= t.frames
-    unsure = d.overlap | others
+    unsure = d.overlap | others_of(d, main)
     band = near(unsure, settings.guard_band_seconds) & main.frames & ~unsure
     foreign = np.zeros(d.n_frames, bool)   # main-labelled frames that may be another voice's
     quiet = np.zeros(d.n_frames, bool)
@@ -175,6 +171,15 @@ def gate(samples: np.ndarray, d: Diarization, main: Track, settings: PolicySetti
     g = _smooth_edges(g)
     return Gated((samples * g).astype(np.float32), float(withheld_frames.sum() * FRAME / 16000),
                  float(solo.sum() * FRAME / 16000), joined)
+
+
+def others_of(d: Diarization, main: Track) -> np.ndarray:
+    """(n_frames,) bool: where any voice but `main` speaks."""
+    out = np.zeros(d.n_frames, bool)
+    for t in d.tracks:
+        if t is not main:
+            out |= t.frames
+    return out
 
 
 def passed_frames(gated: np.ndarray, n_frames: int) -> np.ndarray:
@@ -275,11 +280,7 @@ def under_main(samples: np.ndarray, d: Diarization, main: Track, settings: Polic
     the main speaker's undisputed frames that `background` takes for that voice (in its pauses), silence
     elsewhere; None under `background_seconds` of them. Heard on its own, level-normalised, the recogniser
     reads words it skips in the mixture beside a louder voice (decision 121)."""
-    solo = main.frames & ~d.overlap
-    for t in d.tracks:
-        if t is not main:
-            solo &= ~t.frames
-    far = background(samples, d, solo, settings)
+    far = background(samples, d, main.frames & ~d.overlap & ~others_of(d, main), settings)
     if far.sum() * FRAME_SECONDS < settings.background_seconds:
         return None
     return _only(samples, far)
