@@ -211,9 +211,9 @@ class GuardService:
         resp = pb.AskResponse(mode=mode, audio_seconds=a.seconds, session_id=req.session_id, choice_index=-1)
         selective_mode = mode == pb.SELECTIVE
         try:
-            d, withheld = None, []
+            d, held_back = None, []
             if selective_mode:
-                d, main, model_audio, streams, withheld = self._selective(a.samples, household, req, resp, timer)
+                d, main, model_audio, streams, held_back = self._selective(a.samples, household, req, resp, timer)
             else:
                 d = self._hear(a.samples, household, timer) if self.hearing else None
                 streams, main = [], None
@@ -233,7 +233,7 @@ class GuardService:
             prompt = selective.build_prompt(question, options, selective=selective_mode,
                                             description=req.main_speaker_desc, context=context,
                                             withheld=sum(bool(e.content) for e in protected))
-            checked = selective_mode and self.withheld is not None and bool(withheld)
+            checked = selective_mode and self.withheld is not None and bool(held_back)
             task = Task(prompt, question, options, selective_mode, streams, context, spoken, checked)
             text = self._generate(model_audio, task, timer, selective_mode)
             if self.ledger is not None and self.ledger.leaks(text, protected, question):
@@ -241,7 +241,7 @@ class GuardService:
                                                    "someone else")
             self._answer(resp, text, options, selective_mode)
             if selective_mode and not resp.refused and answered(text, resp.choice_index, options):
-                self._check(withheld, model_audio, task, timer)
+                self._check(held_back, model_audio, task, timer)
         except Refusal as r:
             self._refuse(resp, r, options)
         except GuardError:
@@ -300,7 +300,7 @@ class GuardService:
             gated = selective.gate(samples, d, choice.track, self.settings.policy,
                                    tails.source(self.words, samples))
             kept = {choice.track.label, *gated.joined}
-            withheld = [selective.withheld_speech(samples, d, t, gated.samples, self.settings.policy.hangover_seconds)
+            held_back = [selective.withheld_speech(samples, d, t, gated.samples, self.settings.policy.hangover_seconds)
                         for t in d.tracks if t.label not in kept]
         except Refusal:
             raise
@@ -311,17 +311,17 @@ class GuardService:
         resp.withheld_seconds = gated.withheld_seconds
         self.metrics.withheld_seconds.inc(gated.withheld_seconds)
         timer("policy", time.perf_counter() - t)
-        return d, choice.track, gated.samples, [gated.samples], withheld
+        return d, choice.track, gated.samples, [gated.samples], held_back
 
-    def _check(self, withheld: list[np.ndarray], heard: np.ndarray, task: Task, timer: Timer) -> None:
+    def _check(self, held_back: list[np.ndarray], heard: np.ndarray, task: Task, timer: Timer) -> None:
         """SELECTIVE mode, answered: refuse the answer when the question is about a withheld voice's speech
         more than about what the model heard and the memory it was given (guard.policy.withheld, decisions
         119 and 120)."""
-        if self.withheld is None or not withheld:
+        if self.withheld is None or not held_back:
             return
         t = time.perf_counter()
         try:
-            verdict = self.withheld(heard, withheld, task.question, task.options, task.context)
+            verdict = self.withheld(heard, held_back, task.question, task.options, task.context)
         except Exception as e:
             log.exception("withheld-speech check failed")
             raise Refusal(pb.POLICY_FAILED, f"the answer check failed ({type(e).__name__})") from e
