@@ -234,6 +234,9 @@ class BackendSettings(_Section):
                                      "piece of what the main speaker said; the policy's withheld-speech check "
                                      "then refuses it where the question is about another voice (decision "
                                      "119); 0 = never.")
+    cascade_agree_span: int = Field(3, ge=0, description="cascade, SELECTIVE mode: a runner-up hypothesis's "
+                                    "word counts only where that hypothesis differs from the 1-best around it "
+                                    "for at most this many words (decision 122); 0 = everywhere.")
     openai_base_url: str = Field("", description="OpenAI-compatible endpoint, e.g. http://vllm:8000/v1.")
     openai_model: str = Field("", description="Model (or LoRA module) name sent to the endpoint.")
     openai_api_key: SecretStr = Field(SecretStr(""), description="Bearer token for the endpoint, if any.")

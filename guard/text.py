@@ -81,6 +81,19 @@ def passages(best: str, phrases: list[str], size: int) -> list[str]:
     return list(dict.fromkeys(windows(best, size) + sentences(phrases, size)))
 
 
+def agreeing(best: str, hypothesis: str, span: int) -> str:
+    """The words of `hypothesis` (a runner-up) where it agrees with `best` around them: those it shares
+    with `best` in order, and each stretch of at most `span` words that it reads in place of the 1-best's
+    between two such words ("at two o'clock" for "up to a clock"). A longer stretch of its own is another
+    reading of a whole sentence, often a garble: "seventy's and fish farms and is" for the 1-best's
+    "thursdays on sundays" named "seventy" and "fishing" (decision 122). Words are compared by stem."""
+    mine, theirs = words(hypothesis), words(best)
+    same = difflib.SequenceMatcher(None, [stem(w) for w in theirs], [stem(w) for w in mine], autojunk=False)
+    kept = [w for op, i1, i2, j1, j2 in same.get_opcodes()
+            if op == "equal" or j2 - j1 <= span for w in mine[j1:j2]]
+    return " ".join(kept)
+
+
 def bare(w: str) -> str:
     """`w` without a possessive "'s" or "'": "son's" and "parents'" are about the son and the parents
     (and "it's" is "it", a stop word)."""
@@ -187,9 +200,10 @@ def spelled(w: list[str]) -> list[str]:
 # Spelling to sound, crudely: what a recogniser that does not know a name writes for it ("Tomasz" as
 # "thomas", "Declan" as "dicklin" or "the clan") keeps its consonants' places and loses their voicing and
 # the vowels' quality. A final "e" after a consonant is silent in English spelling ("marlowe"; a final
-# "le" there is "el": "handle"); then digraphs, then letters: voiced and voiceless pairs meet (d/t, b/p,
-# g/k, v/f, z/s), c and q become k (s before e, i, y), h goes, a w before no vowel goes ("marlow",
-# "write"), each run of vowels becomes one "a", doubles collapse.
+# "le" there is "el": "handle"; the "ue" of a final "gue" is silent too: "brogue", "league"); then
+# digraphs, then letters: voiced and voiceless pairs meet (d/t, b/p, g/k, v/f, z/s), c and q become k
+# (s before e, i, y), h goes, a w before no vowel goes ("marlow", "write"), each run of vowels becomes
+# one "a", doubles collapse.
 _DIGRAPHS = (("ph", "f"), ("th", "t"), ("ck", "k"), ("sch", "sk"), ("sh", "s"), ("ch", "k"), ("gh", ""),
              ("wh", "w"), ("qu", "kw"), ("x", "ks"))
 _LETTERS = str.maketrans("bdgvzqjy", "ptkfskja")
@@ -201,14 +215,15 @@ def sound_key(word: str, silent_e: bool = True, soft_g: bool = False) -> str:
     "theclan" -> "taklan"). A name need not follow English spelling, so an option's word is also read
     with its final e sounded (`silent_e=False`: "Achebe", heard "a chabie") and with a g before e, i or y
     soft (`soft_g`: "Geoffrey", heard "jeffrey"; not "get")."""
-    w = re.sub(r"[^a-z]", "", word.lower())
+    w = re.sub(r"c(?=[eiy])", "s", re.sub(r"[^a-z]", "", word.lower()))   # before its e goes: "rice", "prince"
     if silent_e and len(w) > 3:   # a final "le" after a consonant is a syllable: "handle" as "handel"
+        w = re.sub(r"gue(s?)$", r"g\1", w)   # "brogues" as "brogs", "league" as "leag"
         w = re.sub(r"(?<=[^aeiouy])e$", "", re.sub(r"(?<=[^aeiouy])le$", "el", w))
     for a, b in _DIGRAPHS:
         w = w.replace(a, b)
     if soft_g:
         w = re.sub(r"g(?=[eiy])", "j", w)
-    w = re.sub(r"c(?=[eiy])", "s", w).replace("c", "k").translate(_LETTERS).replace("h", "")
+    w = w.replace("c", "k").translate(_LETTERS).replace("h", "")
     w = re.sub(r"w(?![aeiou])", "", w)
     return re.sub(r"(.)\1+", r"\1", re.sub(r"[aeiou]+", "a", w))
 

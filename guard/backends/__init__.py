@@ -18,7 +18,8 @@ def make_backend(settings: BackendSettings) -> Backend:
                               general_min_support=settings.cascade_general_min_support,
                               recheck=settings.cascade_recheck,
                               meaning_margin=settings.cascade_meaning_margin,
-                              guess_min=settings.cascade_guess_min)
+                              guess_min=settings.cascade_guess_min,
+                              agree_span=settings.cascade_agree_span)
     if settings.name == "openai":
         from guard.backends.openai import OpenAIBackend
         from guard.chat_http import ChatClient

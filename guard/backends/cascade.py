@@ -34,8 +34,12 @@
   words and partial matches (some, not all, of a multi-word option's words in the 1-best: "floor
   fifteen", heard as "four fifteen", answered a bystander's plumber question with "four o'clock") have
   no times: they are judged by the whole transcript (its 1-best and first RELEVANCE_NBEST runner-ups),
-  and a runner-up word also counts where its hypothesis has it within `beside_words` of one of the
-  question's own words. In SELECTIVE mode an option that no hypothesis names (no word of it in the
+  and a runner-up word or one heard misspelt or as it sounds also counts where its hypothesis has it within
+  `beside_words` of one of the question's own words (not a grammar word, text.LIGHT; decision 122). In
+  SELECTIVE mode a runner-up word counts only where that runner-up agrees with the 1-best around it: at
+  most `agree_span` words of its own between words both say (`text.agreeing`); a longer stretch of its
+  own is another reading of a whole sentence, often a garble ("seventy's and fish farms" for "thursdays on
+  sundays", decision 122). In SELECTIVE mode an option that no hypothesis names (no word of it in the
   1-best, a runner-up that counts, or heard misspelt) is not answered, however like the question its
   sentence is (decision 89), and a keyword detection alone does not name it: the keyword search
   false-alarms on short words ("may", "watch") beside sentences like the question, and those were the
@@ -130,7 +134,8 @@ class CascadeBackend(Backend):
                  spot_threshold: float = 1e-10, spot_min_relevance: float = 0.3, whisper: str = BUNDLED_BASE,
                  misheard_ratio: float = 0.85, beside_words: int = 4, second_whisper: str = BUNDLED,
                  general_min_support: float = 0.0, sound_alike: bool = True, recheck: bool = True,
-                 said_min_relevance: float = 0.1, meaning_margin: float = 0.08, guess_min: float = 0.4):
+                 said_min_relevance: float = 0.1, meaning_margin: float = 0.08, guess_min: float = 0.4,
+                 agree_span: int = 3):
         from guard.hearing.whisper import shared
 
         lead = shared(whisper)
@@ -145,6 +150,7 @@ class CascadeBackend(Backend):
         self.misheard_ratio, self.sound_alike = misheard_ratio, sound_alike
         self.beside_words = beside_words
         self.meaning_margin, self.guess_min = meaning_margin, guess_min
+        self.agree_span = agree_span
         # Whisper re-reads the sentence about the question with each option in it (SELECTIVE mode, decision 102)
         self.recheck = Recheck(lead) if recheck and lead is not None else None
 
@@ -289,7 +295,8 @@ class CascadeBackend(Backend):
         if not wins:
             return np.zeros(len(options))
         heard = text.content(transcript.best)
-        runner_up = [text.content(h) for h in transcript.nbest]
+        hypotheses = self.runner_ups(transcript, min_relevance > 0)
+        runner_up = [text.content(h) for h in hypotheses]
         asked = text.content(question)
         emb_w = self.embed(wins)
         emb_o = self.embed([f"{question} {o}" for o in options])
@@ -297,7 +304,7 @@ class CascadeBackend(Backend):
         owns = [text.content(o) - asked for o in options]
         naming = naming_words(owns)
         partial = [0 < len(own & heard) < len(own) for own in owns]   # some, not all, of an option heard
-        misheard = self.misheard(transcript, options, owns, heard)
+        misheard = self.misheard(transcript.best, hypotheses, options, owns, heard)
         weak_ok = True   # weak evidence counts
         if min_relevance > 0 and (runner_up or any(partial) or misheard):
             # The recogniser garbles: a runner-up hypothesis may be the one that is about the question.
@@ -305,8 +312,12 @@ class CascadeBackend(Backend):
             emb_r = np.concatenate([emb_w, self.embed(alt)]) if alt else emb_w
             weak_ok = float((self.embed([question]) @ emb_r.T).max()) >= min_relevance
         if not weak_ok:   # weak evidence ("buy cheese" -> "five g's") needs relevance
-            # ... or a place beside the question's own words in the hypothesis that holds it (decision 89)
-            runner_up, misheard = [self.beside(h, asked) for h in transcript.nbest], {}
+            # ... or a place beside the question's own words in the hypothesis that holds it (decision 89),
+            # a runner-up's word or one heard misspelt or as it sounds: "i need new brooks for the wedding"
+            # for "Which shoes does the speaker need?", 0.19 like it (decision 122)
+            runner_up = [self.beside(h, asked) for h in hypotheses]
+            misheard = self.misheard(self.near_question(transcript.best, asked),
+                                     [self.near_question(h, asked) for h in hypotheses], options, owns, heard)
         past = text.past_only(transcript.best)
         said = set().union(*owns) & heard
         off = self.off_topic(transcript, question, said, asked) if min_relevance > 0 else set()
@@ -385,14 +396,22 @@ class CascadeBackend(Backend):
             best[s] = max(best.get(s, -1.0), float(q @ e))
         return {s for s, b in best.items() if b < self.said_min_relevance}
 
-    def misheard(self, transcript: Transcript, options: list[str], owns: list[set[str]],
+    def runner_ups(self, transcript: Transcript, selective: bool) -> list[str]:
+        """The runner-up hypotheses to search for the options' words: in SELECTIVE mode only where each
+        agrees with the 1-best around them (`text.agreeing`, `agree_span`; decision 122), whole in GENERAL
+        mode."""
+        if not selective or self.agree_span <= 0:
+            return list(transcript.nbest)
+        return [text.agreeing(transcript.best, h, self.agree_span) for h in transcript.nbest]
+
+    def misheard(self, best: str, hypotheses: list[str], options: list[str], owns: list[set[str]],
                  heard: set[str]) -> dict[str, int]:
         """The options' content stems not in the 1-best but heard misspelt ("casket ball" for "basketball",
         `misheard_ratio`) or as they sound (`sound_alike`: "thomas" for "Tomasz", "d m i d r i" for
         "Dmitri"), each with the rank it counts at as a runner-up word: 0 in the 1-best, r + 1 in the r-th
         of the first RELEVANCE_NBEST runner-ups ("lindquist" for "Lindqvist")."""
         out: dict[str, int] = {}
-        for rank, said in enumerate([transcript.best, *transcript.nbest[:RELEVANCE_NBEST]]):
+        for rank, said in enumerate([best, *hypotheses[:RELEVANCE_NBEST]]):
             forms = text.heard_forms(said) if self.misheard_ratio > 0 else set()
             keys = text.sound_keys(said) if self.sound_alike else set()
             for o, own in zip(options, owns):
@@ -408,11 +427,18 @@ class CascadeBackend(Backend):
         words (`asked`). MiniLM likeness misses a question and its answer sentence ("How will the speaker
         travel to work?" against the hypothesis "i'm growing to work by a bus from now on ...": 0.17 at
         best); a word shared, said next to the option, says the sentence is about the question."""
-        stems = [text.stem(w) for w in text.words(hypothesis)]
-        at = [i for i, s in enumerate(stems) if s in asked]
-        k = self.beside_words
-        return {s for i, s in enumerate(stems) if s not in text.STOP and s not in asked
-                and any(abs(i - j) <= k for j in at)}
+        stems = {text.stem(w) for w in text.words(self.near_question(hypothesis, asked))}
+        return {s for s in stems if s not in text.STOP and s not in asked}
+
+    def near_question(self, hypothesis: str, asked: set[str]) -> str:
+        """The words of `hypothesis` within `beside_words` words of one of the question's content words
+        (`asked`), in order. A grammar word of the question (text.LIGHT: "has" in "Where has the meeting
+        moved to?") says nothing of what a sentence is about: "by virtue of museum has a new exhibition"
+        named "forty" (decision 122)."""
+        said = text.words(hypothesis)
+        anchors = asked - LIGHT_STEMS
+        at = [i for i, w in enumerate(said) if text.stem(w) in anchors]
+        return " ".join(w for i, w in enumerate(said) if any(abs(i - j) <= self.beside_words for j in at))
 
     def choose(self, transcript: Transcript, question: str, options: list[str],
                spotted: set[str] | None = None, min_relevance: float = 0.0, selective: bool = True) -> str:
