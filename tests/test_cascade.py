@@ -604,8 +604,8 @@ def test_in_selective_a_runner_up_word_counts_only_where_that_runner_up_agrees_w
 
 
 def test_in_selective_a_name_heard_as_it_sounds_beside_the_question_s_words_counts(cascade):
-    # seed 404, background layout (decision 122): "brogues" heard as "brooks", in a sentence MiniLM puts at
-    # 0.19 to the question, under the relevance bar; beside the question's "need" it still counts
+    # seed 404, background layout (decision 122): "brogues" heard as "brooks", in a sentence MiniLM puts
+    # under the relevance bar (0.14 to the question here, 0.19 in the suite); beside "need" it still counts
     q = "Which shoes does the speaker need?"
     shoes = ["I do not have the information to answer the question", "heels", "trainers", "brogues", "loafers"]
     heard = Transcript("my brother is moving to a bigger flat now i need new brooks for the wedding")

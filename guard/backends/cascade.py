@@ -409,7 +409,9 @@ class CascadeBackend(Backend):
         """The options' content stems not in the 1-best but heard misspelt ("casket ball" for "basketball",
         `misheard_ratio`) or as they sound (`sound_alike`: "thomas" for "Tomasz", "d m i d r i" for
         "Dmitri"), each with the rank it counts at as a runner-up word: 0 in the 1-best, r + 1 in the r-th
-        of the first RELEVANCE_NBEST runner-ups ("lindquist" for "Lindqvist")."""
+        of the first RELEVANCE_NBEST runner-ups ("lindquist" for "Lindqvist"). `best` and `hypotheses` are
+        the texts searched: the 1-best and the runner-ups, or the parts of them SELECTIVE mode counts
+        (`runner_ups`, `near_question`)."""
         out: dict[str, int] = {}
         for rank, said in enumerate([best, *hypotheses[:RELEVANCE_NBEST]]):
             forms = text.heard_forms(said) if self.misheard_ratio > 0 else set()
