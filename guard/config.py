@@ -237,6 +237,13 @@ class BackendSettings(_Section):
     cascade_agree_span: int = Field(3, ge=0, description="cascade, SELECTIVE mode: a runner-up hypothesis's "
                                     "word counts only where that hypothesis differs from the 1-best around it "
                                     "for at most this many words (decision 122); 0 = everywhere.")
+    cascade_general_alone: float = Field(0.5, ge=0, description="cascade, GENERAL mode: weight of each "
+                                         "option's own likeness (without the question) to the passage heard "
+                                         "most like it, beside 'question + option''s 0.5 (decision 123); 0 = "
+                                         "none.")
+    cascade_general_words: float = Field(0.5, ge=0, description="cascade, GENERAL mode: weight of what was "
+                                         "heard of an option (the share of its words found, a keyword "
+                                         "detection) against SELECTIVE mode's (decision 123; 1 = as before).")
     openai_base_url: str = Field("", description="OpenAI-compatible endpoint, e.g. http://vllm:8000/v1.")
     openai_model: str = Field("", description="Model (or LoRA module) name sent to the endpoint.")
     openai_api_key: SecretStr = Field(SecretStr(""), description="Bearer token for the endpoint, if any.")

@@ -19,7 +19,9 @@ def make_backend(settings: BackendSettings) -> Backend:
                               recheck=settings.cascade_recheck,
                               meaning_margin=settings.cascade_meaning_margin,
                               guess_min=settings.cascade_guess_min,
-                              agree_span=settings.cascade_agree_span)
+                              agree_span=settings.cascade_agree_span,
+                              general_alone=settings.cascade_general_alone,
+                              general_words=settings.cascade_general_words)
     if settings.name == "openai":
         from guard.backends.openai import OpenAIBackend
         from guard.chat_http import ChatClient

@@ -19,7 +19,12 @@
   "the clan" for "Declan", decision 100, "d m i d r i" for "Dmitri", "jeffrey" for "Geoffrey"; misspelt
   or sounding alike in one of the first RELEVANCE_NBEST runner-ups, at that runner-up's rank, decision
   101), plus `spot_weight` when the recogniser's keyword search detects the option in the audio (it
-  finds words the 1-best misses). In SELECTIVE mode the best option wins when its support clears
+  finds words the 1-best misses). In GENERAL mode (and SELECTIVE mode's guess, which answers as GENERAL
+  does) the option's own likeness to the passage heard most like it counts too (`general_alone`), and what
+  was heard of it (its words found, a keyword detection) counts `general_words` (half) as much: "question +
+  option" is mostly the question, which all options share, and a common word an option shares with some
+  other sentence ("end", said about a lease) decided between options that summarise what was said
+  (decision 123). In SELECTIVE mode the best option wins when its support clears
   `min_support`; otherwise "I don't know". In GENERAL mode the floor is `general_min_support` (0: the
   best-supported option whenever anything was heard): there every question has an answer in the audio,
   so "I don't know" is never right, and the best-supported option is right more often than chance
@@ -135,7 +140,7 @@ class CascadeBackend(Backend):
                  misheard_ratio: float = 0.85, beside_words: int = 4, second_whisper: str = BUNDLED,
                  general_min_support: float = 0.0, sound_alike: bool = True, recheck: bool = True,
                  said_min_relevance: float = 0.1, meaning_margin: float = 0.08, guess_min: float = 0.4,
-                 agree_span: int = 3):
+                 agree_span: int = 3, general_alone: float = 0.5, general_words: float = 0.5):
         from guard.hearing.whisper import shared
 
         lead = shared(whisper)
@@ -151,6 +156,7 @@ class CascadeBackend(Backend):
         self.beside_words = beside_words
         self.meaning_margin, self.guess_min = meaning_margin, guess_min
         self.agree_span = agree_span
+        self.general_alone, self.general_words = general_alone, general_words
         # Whisper re-reads the sentence about the question with each option in it (SELECTIVE mode, decision 102)
         self.recheck = Recheck(lead) if recheck and lead is not None else None
 
@@ -301,6 +307,7 @@ class CascadeBackend(Backend):
         emb_w = self.embed(wins)
         emb_o = self.embed([f"{question} {o}" for o in options])
         sims = (emb_o @ emb_w.T).max(axis=1)
+        alone = self.alone(options, emb_w) if min_relevance <= 0 else np.zeros(len(options))
         owns = [text.content(o) - asked for o in options]
         naming = naming_words(owns)
         partial = [0 < len(own & heard) < len(own) for own in owns]   # some, not all, of an option heard
@@ -323,8 +330,8 @@ class CascadeBackend(Backend):
         off = self.off_topic(transcript, question, said, asked) if min_relevance > 0 else set()
         unlike = self.unlike_partial(transcript, options, owns, partial, emb_o) if min_relevance > 0 else set()
         out = []
-        for k, (o, s, own, part, inside) in enumerate(zip(options, sims, owns, partial,
-                                                          within_longer(transcript.best, options))):
+        for k, (o, s, own, part, inside, a) in enumerate(zip(options, sims, owns, partial,
+                                                             within_longer(transcript.best, options), alone)):
             if part and (not weak_ok or k in unlike):
                 own = set()   # part of an option heard ("floor fifteen" -> "four fifteen" for "four o'clock")
             plain = {text.stem(x) for x in text.words(o) if text.plain(x)}   # "watch", not "watched"
@@ -346,8 +353,21 @@ class CascadeBackend(Backend):
             if min_relevance > 0 and not any(credit.get(w) for w in naming[k]):
                 out.append(0.0)   # SELECTIVE: no hypothesis names it; likeness or a detection alone is a guess
                 continue
-            out.append(0.5 * max(0.0, float(s)) + 0.5 * lexical + found)
+            if min_relevance > 0:
+                out.append(0.5 * max(0.0, float(s)) + 0.5 * lexical + found)
+            else:   # GENERAL: the option's own likeness too, and what was heard of it weighs less (decision 123)
+                out.append(0.5 * max(0.0, float(s)) + self.general_alone * a
+                           + self.general_words * (0.5 * lexical + found))
         return np.array(out)
+
+    def alone(self, options: list[str], emb_w: np.ndarray) -> np.ndarray:
+        """GENERAL mode, per option: the option's own likeness (without the question) to the passage heard
+        most like it, 0 at least. "question + option" is mostly the question, which every option shares;
+        the option alone tells summaries apart ("Exhausted" against "completely worn out and ready for
+        bed"). Zeros where `general_alone` is 0 (decision 123)."""
+        if self.general_alone <= 0:
+            return np.zeros(len(options))
+        return np.maximum(0.0, (self.embed(options) @ emb_w.T).max(axis=1))
 
     def unlike_partial(self, transcript: Transcript, options: list[str], owns: list[set[str]],
                        partial: list[bool], emb_o: np.ndarray) -> set[int]:
