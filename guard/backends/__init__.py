@@ -21,7 +21,8 @@ def make_backend(settings: BackendSettings) -> Backend:
                               guess_min=settings.cascade_guess_min,
                               agree_span=settings.cascade_agree_span,
                               general_alone=settings.cascade_general_alone,
-                              general_words=settings.cascade_general_words)
+                              general_words=settings.cascade_general_words,
+                              reader=settings.cascade_reader, reader_tokens=settings.max_new_tokens)
     if settings.name == "openai":
         from guard.backends.openai import OpenAIBackend
         from guard.chat_http import ChatClient

