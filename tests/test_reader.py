@@ -37,6 +37,8 @@ def test_an_answer_stands_only_where_every_word_it_adds_was_heard(answer, kept):
     ('The answer to this question is: "purple', "purple"),
     ('The answer is: "Eight."\nThe transcript says so.', "Eight."),
     ("The kitchen will be painted blue.", "The kitchen will be painted blue."),
+    ("i am going to break up with my boyfriend, i am going to break up with my boyfriend, i am going",
+     "i am going to break up with my boyfriend"),
 ])
 def test_the_answer_is_taken_without_its_lead_in(said, answer):
     assert plain(said) == answer

@@ -24,6 +24,7 @@ BUNDLED = "bundled"
 BUNDLED_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 INSTRUCTION = "Answer the question in a few words, using only what the transcript says."
 # 'The answer is: "Eight."', 'The answer to this question is: "purple"'
+REPEAT = 4   # words: a run of this many said twice is the model looping
 LEAD_IN = re.compile(r"^\W*(the\s+)?answer(\s+to\s+(the|this|your)\s+question)?(\s+is)?\s*[:,-]?\s*", re.IGNORECASE)
 
 
@@ -48,8 +49,17 @@ def locate(path: str) -> tuple[Path, str | None]:
 
 
 def plain(said: str) -> str:
-    """The answer itself: its first line, without a lead-in ("The answer is:") or quotes."""
-    return LEAD_IN.sub("", said.strip().split("\n")[0]).strip(" \"'")
+    """The answer itself: its first line, without a lead-in ("The answer is:") or quotes, and cut where it
+    starts saying again what it said ("i am going to break up with my boyfriend, i am going to ...")."""
+    tokens = LEAD_IN.sub("", said.strip().split("\n")[0]).split()
+    seen: set[tuple[str, ...]] = set()
+    for i in range(len(tokens) - REPEAT + 1):
+        gram = tuple(text.words(" ".join(tokens[i:i + REPEAT])))
+        if gram in seen:
+            tokens = tokens[:i]
+            break
+        seen.add(gram)
+    return " ".join(tokens).strip(" \"',;")
 
 
 def grounded(answer: str, question: str, passage: str) -> bool:
