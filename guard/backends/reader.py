@@ -23,8 +23,8 @@ from guard.errors import ConfigError
 BUNDLED = "bundled"
 BUNDLED_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 INSTRUCTION = "Answer the question in a few words, using only what the transcript says."
-# 'The answer is: "Eight."', 'The answer to this question is: "purple"'
 REPEAT = 4   # words: a run of this many said twice is the model looping
+# 'The answer is: "Eight."', 'The answer to this question is: "purple"'
 LEAD_IN = re.compile(r"^\W*(the\s+)?answer(\s+to\s+(the|this|your)\s+question)?(\s+is)?\s*[:,-]?\s*", re.IGNORECASE)
 
 
