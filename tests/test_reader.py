@@ -40,7 +40,7 @@ def test_an_answer_stands_only_where_every_word_it_adds_was_heard(answer, kept):
     ("i am going to break up with my boyfriend, i am going to break up with my boyfriend, i am going",
      "i am going to break up with my boyfriend"),
 ])
-def test_the_answer_is_taken_without_its_lead_in(said, answer):
+def test_the_answer_is_taken_without_its_lead_in_or_a_repeat(said, answer):
     assert plain(said) == answer
 
 
