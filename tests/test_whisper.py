@@ -7,8 +7,22 @@ import pytest
 from guard import scenes
 from guard.errors import ConfigError
 from guard.hearing import whisper as whisper_module
-from guard.hearing.asr import Transcriber
+from guard.hearing.asr import Transcriber, trim_silence
 from guard.hearing.whisper import BUNDLED, BUNDLED_BASE, Whisper, shared, spoken
+
+
+def test_runs_of_exact_silence_are_cut_to_keep_samples_and_nothing_else_moves():
+    rng = np.random.default_rng(0)
+    x = rng.uniform(0.1, 1.0, 30_000).astype(np.float32)   # no zero of its own
+    x[1000:1003] = 0        # shorter than keep: stays
+    x[5000:15000] = 0       # 10,000 silent samples -> 4,000
+    x[-6000:] = 0           # a silent tail -> 4,000
+    out = trim_silence(x, keep=4000)
+    assert len(out) == 30_000 - 6_000 - 2_000
+    assert np.array_equal(out[:9000], x[:9000])                 # up to the first run's kept 4,000
+    assert np.array_equal(out[9000:9000 + 9000], x[15000:24000])  # then on from the run's end
+    assert not out[-4000:].any() and out[-4001] != 0
+    assert np.array_equal(trim_silence(x[:900]), x[:900])     # no silence: as given
 
 
 def test_numbers_are_spelled_as_spoken():

@@ -216,11 +216,7 @@ def trim_silence(audio: np.ndarray, keep: int = 4000) -> np.ndarray:
     silent = audio == 0
     if not silent.any():
         return audio
-    out, i, n = [], 0, len(audio)
-    while i < n:
-        j = i
-        while j < n and silent[j] == silent[i]:
-            j += 1
-        out.append(audio[i:j] if not silent[i] else audio[i:min(j, i + keep)])
-        i = j
-    return np.concatenate(out)
+    idx = np.arange(len(audio))
+    first = silent & ~np.concatenate([[False], silent[:-1]])        # where each silent run starts
+    into = idx - np.maximum.accumulate(np.where(first, idx, 0))     # samples into the current run
+    return audio[~silent | (into < keep)]
