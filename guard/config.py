@@ -205,6 +205,10 @@ class PolicySettings(_Section):
                                    "'question + option' against the best transcript piece) must stay this far "
                                    "below what the model heard for an answer to pass the check, unless what the "
                                    "model heard says more of the question's own words.")
+    question_pause_seconds: float = Field(0.8, gt=0, description="A spoken question (a request without question "
+                                          "text) is, for the answer check, the main speaker's speech after its "
+                                          "last pause this long; the rest of what the model heard is weighed "
+                                          "against the withheld speech (decision 126).")
 
 
 class BackendSettings(_Section):

@@ -241,7 +241,10 @@ class GuardService:
                                                    "someone else")
             self._answer(resp, text, options, selective_mode)
             if selective_mode and not resp.refused and answered(text, resp.choice_index, options):
-                self._check(held_back, model_audio, task, timer)
+                heard, asked = model_audio, question
+                if spoken:   # the audio holds the question itself: weigh its request against the rest
+                    heard, asked = self._request_apart(a.samples, model_audio, d, main, question)
+                self._check(held_back, heard, asked, task, timer)
         except Refusal as r:
             self._refuse(resp, r, options)
         except GuardError:
@@ -313,15 +316,29 @@ class GuardService:
         timer("policy", time.perf_counter() - t)
         return d, choice.track, gated.samples, [gated.samples], held_back
 
-    def _check(self, held_back: list[np.ndarray], heard: np.ndarray, task: Task, timer: Timer) -> None:
-        """SELECTIVE mode, answered: refuse the answer when the question is about a withheld voice's speech
-        more than about what the model heard and the memory it was given (guard.policy.withheld, decisions
-        119 and 120)."""
+    def _request_apart(self, samples: np.ndarray, model_audio: np.ndarray, d: Diarization, main,
+                       question: str) -> tuple[np.ndarray, str]:
+        """A spoken question, for the answer check: (what the model heard less the main speaker's last
+        utterance, that utterance's words). Weighed whole, the question is in what the model heard and
+        always passes (decision 126). Nothing heard in the utterance: the whole question, fail-closed."""
+        try:
+            request = selective.last_utterance(main, self.settings.policy.question_pause_seconds)
+            asked = self.ledger.asr(self._isolate(samples, d, request)).best or question
+            return selective.without(model_audio, d, request, self.settings.policy.hangover_seconds), asked
+        except Exception as e:
+            log.exception("spoken question's request not found")
+            raise Refusal(pb.POLICY_FAILED, f"the answer check failed ({type(e).__name__})") from e
+
+    def _check(self, held_back: list[np.ndarray], heard: np.ndarray, question: str, task: Task,
+               timer: Timer) -> None:
+        """SELECTIVE mode, answered: refuse the answer when `question` is about a withheld voice's speech
+        more than about what the model heard (`heard`) and the memory it was given (guard.policy.withheld,
+        decisions 119, 120 and 126)."""
         if self.withheld is None or not held_back:
             return
         t = time.perf_counter()
         try:
-            verdict = self.withheld(heard, held_back, task.question, task.options, task.context)
+            verdict = self.withheld(heard, held_back, question, task.options, task.context)
         except Exception as e:
             log.exception("withheld-speech check failed")
             raise Refusal(pb.POLICY_FAILED, f"the answer check failed ({type(e).__name__})") from e

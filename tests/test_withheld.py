@@ -158,3 +158,46 @@ def test_the_model_is_told_whether_its_answer_will_be_weighed(tmp_path, hearing,
     service, backend = with_check(tmp_path / "none", hearing, None, ["C. " + IDK])
     ask(service, scene, "When is the birthday party?", PARTY)
     assert [task.checked for _, task in backend.calls] == [False]
+
+
+KITCHEN = "We are going to paint the kitchen blue next weekend."
+FLIGHT = "My flight to Tokyo leaves at half past seven tomorrow."
+
+
+def asked_aloud(question: str) -> scenes.Scene:
+    """awb says KITCHEN, slt (5 dB behind) FLIGHT, then awb asks `question` aloud."""
+    flight_at = scenes.duration("awb", KITCHEN) + 0.4
+    ask_at = flight_at + scenes.duration("slt", FLIGHT) + 0.5
+    return scenes.compose([("awb", KITCHEN, 0.0, -20.0), ("slt", FLIGHT, flight_at, -25.0),
+                           ("awb", question, ask_at, -20.0)], seed=3)
+
+
+def test_a_spoken_question_is_weighed_by_its_request_not_passed_for_being_heard(tmp_path, hearing, check,
+                                                                                classifier):
+    # Without question text the question is the main speaker's own speech, so it is always in what the
+    # model heard; its last utterance is the request, weighed against the rest (decision 126)
+    from guard.config import PolicySettings
+    from guard.policy.secrets import SecretLedger
+
+    service, backend = with_check(tmp_path, hearing, check, ["Half past seven.", "Blue."])
+    service.ledger = SecretLedger(service.store, check.asr, classifier, 0.80, PolicySettings())
+    r = ask(service, asked_aloud("When does the flight to Tokyo leave?"), "", [])
+    assert backend.calls[0][1].spoken_question
+    assert r.refused and r.reason == pb.NOT_FROM_MAIN_SPEAKER and r.answer == IDK
+    r = ask(service, asked_aloud("What colour will the kitchen be painted?"), "", [])
+    assert not r.refused and r.answer == "Blue."
+
+
+def test_the_request_is_the_speech_after_the_last_long_pause():
+    import numpy as np
+
+    from guard.hearing import Track
+    from guard.policy.selective import last_utterance
+
+    frames = np.zeros(600, bool)
+    frames[0:100] = frames[300:350] = frames[400:450] = frames[460:500] = True   # pauses: 2 s, 0.5 s, 0.1 s
+    last = last_utterance(Track("A", frames, np.zeros(3)), 0.8)
+    assert np.flatnonzero(last.frames).tolist() == [*range(300, 350), *range(400, 450), *range(460, 500)]
+    assert last_utterance(Track("A", frames, np.zeros(3)), 0.4).frames.sum() == 90      # from 400 on
+    assert last_utterance(Track("A", frames, np.zeros(3)), 5.0).frames.sum() == frames.sum()   # no such pause
+    assert not last_utterance(Track("A", np.zeros(10, bool), np.zeros(3)), 0.8).frames.any()

@@ -339,6 +339,27 @@ def isolate(samples: np.ndarray, d: Diarization, track: Track, hangover_seconds:
     return _only(samples, track.frames | hangover(d, track, hangover_seconds))
 
 
+def without(samples: np.ndarray, d: Diarization, track: Track, hangover_seconds: float) -> np.ndarray:
+    """`samples` less what `isolate` gives of `track`: silence there, everything else as it was."""
+    return _only(samples, ~(track.frames | hangover(d, track, hangover_seconds)))
+
+
+def last_utterance(track: Track, pause_seconds: float) -> Track:
+    """`track` from its last pause of at least `pause_seconds` on (another voice talking in between is a
+    pause of this one): the request at the end of a spoken question's audio (decision 126)."""
+    spans = runs(track.frames)
+    if not spans:
+        return track
+    start, gap = spans[-1][0], round(pause_seconds / FRAME_SECONDS)
+    for (a, b), (c, _) in zip(reversed(spans[:-1]), reversed(spans[1:])):
+        if c - b >= gap:
+            break
+        start = a
+    frames = np.zeros_like(track.frames)
+    frames[start:] = track.frames[start:]
+    return replace(track, frames=frames)
+
+
 def withheld_speech(samples: np.ndarray, d: Diarization, track: Track, gated: np.ndarray,
                     hangover_seconds: float) -> np.ndarray:
     """Another voice's stretches as `isolate` gives them, less every frame of which any sample reached the
