@@ -242,7 +242,8 @@ class GuardService:
             self._answer(resp, text, options, selective_mode)
             if selective_mode and not resp.refused and answered(text, resp.choice_index, options):
                 heard, asked = model_audio, question
-                if spoken:   # the audio holds the question itself: weigh its request against the rest
+                if spoken and self.withheld is not None and held_back:   # the audio holds the question
+                    # itself: weigh its request against the rest (decision 126)
                     heard, asked = self._request_apart(a.samples, model_audio, d, main, question)
                 self._check(held_back, heard, asked, task, timer)
         except Refusal as r:
@@ -320,7 +321,7 @@ class GuardService:
                        question: str) -> tuple[np.ndarray, str]:
         """A spoken question, for the answer check: (what the model heard less the main speaker's last
         utterance, that utterance's words). Weighed whole, the question is in what the model heard and
-        always passes (decision 126). Nothing heard in the utterance: the whole question, fail-closed."""
+        always passes (decision 126). No words heard in the utterance: the whole question is weighed."""
         try:
             request = selective.last_utterance(main, self.settings.policy.question_pause_seconds)
             asked = self.ledger.asr(self._isolate(samples, d, request)).best or question

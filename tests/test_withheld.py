@@ -188,6 +188,25 @@ def test_a_spoken_question_is_weighed_by_its_request_not_passed_for_being_heard(
     assert not r.refused and r.answer == "Blue."
 
 
+def test_a_spoken_request_alone_is_refused_only_where_the_withheld_voice_says_its_words(tmp_path, hearing,
+                                                                                      check, classifier):
+    # Nothing but the request reached the model: no words to weigh likeness against (decision 126)
+    from guard.config import PolicySettings
+    from guard.policy.secrets import SecretLedger
+
+    def alone(question: str) -> scenes.Scene:
+        return scenes.compose([("slt", FLIGHT, 0.0, -25.0),
+                               ("awb", question, scenes.duration("slt", FLIGHT) + 0.5, -20.0)], seed=4)
+
+    service, backend = with_check(tmp_path, hearing, check, ["Half past seven.", "It is noon."])
+    service.ledger = SecretLedger(service.store, check.asr, classifier, 0.80, PolicySettings())
+    r = ask(service, alone("When does the flight to Tokyo leave?"), "", [])
+    assert r.refused and r.reason == pb.NOT_FROM_MAIN_SPEAKER
+    r = ask(service, alone("What time is it?"), "", [])
+    assert not r.refused and r.answer == "It is noon."
+    assert len(backend.calls) == 2
+
+
 def test_the_request_is_the_speech_after_the_last_long_pause():
     import numpy as np
 

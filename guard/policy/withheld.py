@@ -9,6 +9,9 @@ session memory the model was given counts as heard. The withheld speech must be 
 the question than what the model heard, unless what the model heard says more of the question's own
 content words. Otherwise the question is about someone else's speech and the answer is refused, whatever
 the backend: a guess from the main speaker's own words is not an answer to a question about a bystander.
+Where the model heard no words at all (a spoken request alone, its own words taken out, decision 126),
+likeness has nothing to weigh: the answer is refused only where a withheld voice says some of the
+question's own words.
 
 Measured on the generated suites in decision 119. What is transcribed here is never stored, logged or
 returned; like every transcript, it stays only in the recognisers' small in-memory caches of recent audio.
@@ -38,12 +41,12 @@ class WithheldCheck:
         self.asr, self.margin = asr, margin
 
     def read(self, audio: np.ndarray, prompts: np.ndarray, asked: set[str],
-             context: Sequence[str] = ()) -> tuple[int, float]:
+             context: Sequence[str] = ()) -> tuple[int, float | None]:
         """(how many of the question's content stems `audio` and `context` say, their best likeness to
-        `prompts`)."""
+        `prompts`; None where they hold no words)."""
         t = self.asr(audio)
         pieces = text.passages(t.best, t.phrases, text.WINDOW_WORDS) + [c for c in context if c.strip()]
-        like = float((prompts @ text.embed(pieces).T).max()) if pieces else 0.0
+        like = float((prompts @ text.embed(pieces).T).max()) if pieces else None
         return len(asked & text.content(" ".join([t.best, *context]))), like
 
     def __call__(self, heard: np.ndarray, withheld: list[np.ndarray], question: str,
@@ -63,6 +66,9 @@ class WithheldCheck:
         asked = text.content(question)
         words, like = self.read(heard, prompts, asked, context)
         other = [self.read(w, prompts, asked) for w in withheld]
-        their_words, their_like = max(w for w, _ in other), max(x for _, x in other)
+        their_words, their_like = max(w for w, _ in other), max(x or 0.0 for _, x in other)
+        if like is None:   # no words heard to weigh (a spoken request alone, decision 126): refused only
+            # where the withheld speech says some of the question's own words
+            return Verdict(0.0, their_like, their_words > 0, (0, their_words))
         refuse = their_like > like - self.margin and words <= their_words
         return Verdict(like, their_like, refuse, (words, their_words))
