@@ -55,9 +55,10 @@ class WithheldCheck:
         where the withheld speech is not `margin` less like the question than what the model heard, unless
         what the model heard says more of the question's own words: "our landlord is a man called
         stanislaus" is about "What is the landlord called?", though MiniLM puts "we rented a cottage near
-        norway" as close. The words alone never refuse: one of the main speaker's own words the gate
-        withheld at a change of speaker ("for her birthday") would (decision 119). `options` empty: an open
-        question, weighed alone. `context`: the session memory the model was given, counted as heard."""
+        norway" as close. Where the model heard words, the words alone never refuse: one of the main
+        speaker's own words the gate withheld at a change of speaker ("for her birthday") would (decision
+        119); where it heard none (a spoken request alone, decision 126), they are all there is to weigh.
+        `options` empty: an open question, weighed alone. `context`: the session memory the model was given, counted as heard."""
         idk = idk_index(options)
         real = [o for i, o in enumerate(options) if i != idk]
         if not withheld or (options and not real):
