@@ -15,7 +15,7 @@ from guard import audio as audio_mod
 from guard.backends import Backend, Task
 from guard.config import Settings
 from guard.errors import BackendError, BadAudio, BadRequest, GuardError, HearingError, SpeakerNotFound
-from guard.hearing import Diarization, Hearing
+from guard.hearing import Diarization, Hearing, Track
 from guard.metrics import Metrics
 from guard.policy import selective, tails
 from guard.policy.answer import IDK_TEXT, LETTERS, answered, extract_letter, idk_index
@@ -241,11 +241,7 @@ class GuardService:
                                                    "someone else")
             self._answer(resp, text, options, selective_mode)
             if selective_mode and not resp.refused and answered(text, resp.choice_index, options):
-                heard, asked = model_audio, question
-                if spoken and self.withheld is not None and held_back:   # the audio holds the question
-                    # itself: weigh its request against the rest (decision 126)
-                    heard, asked = self._request_apart(a.samples, model_audio, d, main, question)
-                self._check(held_back, heard, asked, task, timer)
+                self._check(held_back, model_audio, task, timer, (a.samples, d, main))
         except Refusal as r:
             self._refuse(resp, r, options)
         except GuardError:
@@ -317,28 +313,28 @@ class GuardService:
         timer("policy", time.perf_counter() - t)
         return d, choice.track, gated.samples, [gated.samples], held_back
 
-    def _request_apart(self, samples: np.ndarray, model_audio: np.ndarray, d: Diarization, main,
+    def _request_apart(self, samples: np.ndarray, d: Diarization, main: Track, heard: np.ndarray,
                        question: str) -> tuple[np.ndarray, str]:
         """A spoken question, for the answer check: (what the model heard less the main speaker's last
         utterance, that utterance's words). Weighed whole, the question is in what the model heard and
         always passes (decision 126). No words heard in the utterance: the whole question is weighed."""
-        try:
-            request = selective.last_utterance(main, self.settings.policy.question_pause_seconds)
-            asked = self.ledger.asr(self._isolate(samples, d, request)).best or question
-            return selective.without(model_audio, d, request, self.settings.policy.hangover_seconds), asked
-        except Exception as e:
-            log.exception("spoken question's request not found")
-            raise Refusal(pb.POLICY_FAILED, f"the answer check failed ({type(e).__name__})") from e
+        request = selective.last_utterance(main, self.settings.policy.question_pause_seconds)
+        asked = self.ledger.asr(self._isolate(samples, d, request)).best or question
+        return selective.without(heard, d, request, self.settings.policy.hangover_seconds), asked
 
-    def _check(self, held_back: list[np.ndarray], heard: np.ndarray, question: str, task: Task,
-               timer: Timer) -> None:
-        """SELECTIVE mode, answered: refuse the answer when `question` is about a withheld voice's speech
+    def _check(self, held_back: list[np.ndarray], heard: np.ndarray, task: Task, timer: Timer,
+               hearing: tuple[np.ndarray, Diarization, Track]) -> None:
+        """SELECTIVE mode, answered: refuse the answer when the question is about a withheld voice's speech
         more than about what the model heard (`heard`) and the memory it was given (guard.policy.withheld,
-        decisions 119, 120 and 126)."""
+        decisions 119 and 120). `hearing`: (the request's samples, its diarization, the main track), for a
+        spoken question (decision 126)."""
         if self.withheld is None or not held_back:
             return
         t = time.perf_counter()
         try:
+            question = task.question
+            if task.spoken_question:   # the audio holds the question itself: weigh its request apart
+                heard, question = self._request_apart(*hearing, heard, question)
             verdict = self.withheld(heard, held_back, question, task.options, task.context)
         except Exception as e:
             log.exception("withheld-speech check failed")
