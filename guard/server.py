@@ -195,6 +195,7 @@ class GuardServicer(pb_grpc.GuardServicer):
 
     def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)
+        self.service.backend.close()   # the cascade's decode workers (decision 127)
 
 
 @dataclass

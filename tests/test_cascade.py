@@ -49,6 +49,9 @@ class Heard:
     def __call__(self, audio):
         return self.transcript
 
+    def many(self, audios):
+        return [self(a) for a in audios]
+
     def spot_times(self, audio, phrases, threshold):
         return [h for h in self.hits if h[0] in {p.lower() for p in phrases}]
 
@@ -493,6 +496,9 @@ def test_general_mode_hears_the_mixture_as_well_as_each_voice(cascade, monkeypat
         def __call__(self, audio):
             heard.append(len(audio))
             return Transcript("")
+
+        def many(self, audios):
+            return [self(a) for a in audios]
 
         def spot_times(self, audio, phrases, threshold):
             return []

@@ -22,7 +22,9 @@ def make_backend(settings: BackendSettings) -> Backend:
                               agree_span=settings.cascade_agree_span,
                               general_alone=settings.cascade_general_alone,
                               general_words=settings.cascade_general_words,
-                              reader=settings.cascade_reader, reader_tokens=settings.max_new_tokens)
+                              reader=settings.cascade_reader, reader_tokens=settings.max_new_tokens,
+                              decode_processes=settings.cascade_decode_processes,
+                              decode_timeout=settings.timeout_seconds)
     if settings.name == "openai":
         from guard.backends.openai import OpenAIBackend
         from guard.chat_http import ChatClient

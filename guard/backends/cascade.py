@@ -145,13 +145,21 @@ class CascadeBackend(Backend):
                  general_min_support: float = 0.0, sound_alike: bool = True, recheck: bool = True,
                  said_min_relevance: float = 0.1, meaning_margin: float = 0.08, guess_min: float = 0.4,
                  agree_span: int = 3, general_alone: float = 0.5, general_words: float = 0.5,
-                 reader: str = BUNDLED_READER, reader_tokens: int = 32):
+                 reader: str = BUNDLED_READER, reader_tokens: int = 32, decode_processes: int = 1,
+                 decode_timeout: float = 60.0):
         from guard.hearing.whisper import shared
 
         lead = shared(whisper)
         second = shared(second_whisper, "backend.cascade_second_whisper") if lead else None
+        # pocketsphinx's runner-up decodes in worker processes, beside Whisper (decision 127)
+        self.pool = None
+        if lead is not None and decode_processes > 0:
+            from guard.hearing.decode_pool import DecodePool
+
+            self.pool = DecodePool(decode_processes, timeout=decode_timeout)
+            self.pool.warm()
         # the lead named twice would decode every stream twice for a hypothesis the 1-best already is
-        self.asr = Transcriber(lead=lead, second=second if second is not lead else None)
+        self.asr = Transcriber(lead=lead, second=second if second is not lead else None, pool=self.pool)
         text.encoder()  # load now, not on the first request
         self.min_support, self.general_min_support = min_support, general_min_support
         self.window_words = window_words
@@ -166,6 +174,10 @@ class CascadeBackend(Backend):
         self.recheck = Recheck(lead) if recheck and lead is not None else None
         # a small LLM words an open question's answer from the passage found (decision 124); 'none' = the passage
         self.reader = Reader(reader, reader_tokens) if reader != "none" else None
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.close()
 
     @staticmethod
     def embed(texts: list[str]) -> np.ndarray:
@@ -192,7 +204,7 @@ class CascadeBackend(Backend):
             streams = list(task.streams or [audio])
             if task.streams and not task.selective:
                 streams.append(audio)   # GENERAL mode: the mixture as well as each voice alone
-            heard = [(s, self.asr(s)) for s in streams]
+            heard = list(zip(streams, self.asr.many(streams)))
             for _, t in heard:
                 transcript = transcript.joined(t)
         for line in task.context:

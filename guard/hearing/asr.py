@@ -59,7 +59,7 @@ class Transcriber:
     quiet bystander is decoded at full scale)."""
 
     def __init__(self, cache_size: int = 64, nbest: int = 20, lead=None, runner_ups: bool = True,
-                 second=None):
+                 second=None, pool=None):
         from pocketsphinx import Decoder  # noqa: F401 - fail at load, not at first request
 
         # .read(audio) -> ([(word, start, end)], mean word probability, [each word's probability]), as
@@ -73,6 +73,9 @@ class Transcriber:
         # a smaller model often hears it ("two o'clock" against base's "at to the door"); its 1-best is
         # the first runner-up, weak evidence as every runner-up is (decision 91). Only with runner_ups.
         self.second = second if runner_ups else None
+        # A guard.hearing.decode_pool.DecodePool: the runner-up decodes run in its process while the lead
+        # reads here (decision 127); None = in this thread, after the lead.
+        self.pool = pool if lead is not None and runner_ups else None
 
         self._local = threading.local()
         self._cache: OrderedDict[str, Transcript] = OrderedDict()
@@ -92,28 +95,49 @@ class Transcriber:
         return d
 
     def __call__(self, audio: np.ndarray) -> Transcript:
-        if not np.any(audio):
-            return Transcript("")
-        key = hashlib.sha1(np.ascontiguousarray(audio, np.float32).tobytes()).hexdigest()
+        return self.many([audio])[0]
+
+    def many(self, audios: list[np.ndarray]) -> list[Transcript]:
+        """The transcripts of `audios`, in order. With a pool, every runner-up decode is sent to it first,
+        so pocketsphinx decodes all of them while the lead (and the second) read each one here, in the
+        order they always did (a Whisper read depends on the reads before it: decision 120)."""
+        keys = [hashlib.sha1(np.ascontiguousarray(a, np.float32).tobytes()).hexdigest() for a in audios]
+        out: list[Transcript | None] = []
         with self._lock:
-            if key in self._cache:
-                self._cache.move_to_end(key)
-                return self._cache[key]
-        trimmed = trim_silence(audio)
-        if self.lead is None:
-            text = self._decode(trimmed)
-        elif self.runner_ups:
-            second = self.second.transcribe(trimmed)[0] if self.second is not None else []
-            text = self._led(self._decode(trimmed), *self.lead.read(trimmed),
-                             second=" ".join(w for w, _, _ in second))
-        else:
-            words, confidence, sure = self.lead.read(trimmed)
-            text = self._led(Transcript(""), words, confidence, sure) if words else self._decode(trimmed)
-        with self._lock:
-            self._cache[key] = text
-            while len(self._cache) > self._cache_size:
-                self._cache.popitem(last=False)
-        return text
+            for a, key in zip(audios, keys):
+                if not np.any(a):
+                    out.append(Transcript(""))
+                elif key in self._cache:
+                    self._cache.move_to_end(key)
+                    out.append(self._cache[key])
+                else:
+                    out.append(None)
+        todo = {i: trim_silence(a) for i, a in enumerate(audios) if out[i] is None}
+        if self.lead is not None and self.runner_ups:
+            decoded = {i: self._runner_ups(t) for i, t in todo.items()}
+        for i, trimmed in todo.items():
+            if self.lead is None:
+                text = self._decode(trimmed)
+            elif self.runner_ups:
+                second = self.second.transcribe(trimmed)[0] if self.second is not None else []
+                words = self.lead.read(trimmed)
+                text = self._led(decoded[i](), *words, second=" ".join(w for w, _, _ in second))
+            else:
+                words, confidence, sure = self.lead.read(trimmed)
+                text = self._led(Transcript(""), words, confidence, sure) if words else self._decode(trimmed)
+            out[i] = text
+            with self._lock:
+                self._cache[keys[i]] = text
+                while len(self._cache) > self._cache_size:
+                    self._cache.popitem(last=False)
+        return out
+
+    def _runner_ups(self, trimmed: np.ndarray):
+        """A function that returns pocketsphinx's transcript of `trimmed`: decoded by the pool, started
+        now, or here when called."""
+        if self.pool is not None:
+            return self.pool.submit(trimmed)
+        return lambda: self._decode(trimmed)
 
     @staticmethod
     def _led(ps: Transcript, words: list[tuple[str, float, float]], confidence: float, sure: list[float] = (),
