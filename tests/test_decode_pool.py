@@ -47,11 +47,21 @@ def test_a_transcriber_with_a_pool_reads_every_stream_as_one_without(pool, scene
     lead = shared(BUNDLED)
     audio = opening(scene)
     half = len(audio) // 2
-    streams = [audio, audio[:half], np.zeros(800, np.float32), audio[half:]]
-    with_pool = Transcriber(lead=lead, pool=pool, cache_size=0).many(streams)
+    streams = [audio, audio[:half], np.zeros(800, np.float32), audio[half:], audio.copy()]
+
+    class Counting:   # the lead, counting its reads
+        reads = 0
+
+        def read(self, a):
+            Counting.reads += 1
+            return lead.read(a)
+
+    with_pool = Transcriber(lead=Counting(), pool=pool, cache_size=0).many(streams)
+    assert Counting.reads == 3   # silence is not read, and the same audio twice is read once
     without = Transcriber(lead=lead, cache_size=0).many(streams)
     assert with_pool == without
     assert with_pool[2].best == "" and all(t.best and t.nbest for t in with_pool[:2] + with_pool[3:])
+    assert with_pool[4] == with_pool[0]
 
 
 def test_a_worker_that_dies_in_a_decode_fails_it_and_the_next_one_gets_a_fresh_worker(scene):

@@ -112,7 +112,8 @@ class Transcriber:
                     out.append(self._cache[key])
                 else:
                     out.append(None)
-        todo = {i: trim_silence(a) for i, a in enumerate(audios) if out[i] is None}
+        first = {k: i for i, k in reversed(list(enumerate(keys)))}   # the same audio twice is read once
+        todo = {i: trim_silence(a) for i, a in enumerate(audios) if out[i] is None and first[keys[i]] == i}
         if self.lead is not None and self.runner_ups:
             decoded = {i: self._runner_ups(t) for i, t in todo.items()}
         for i, trimmed in todo.items():
@@ -130,7 +131,7 @@ class Transcriber:
                 self._cache[keys[i]] = text
                 while len(self._cache) > self._cache_size:
                     self._cache.popitem(last=False)
-        return out
+        return [t if t is not None else out[first[k]] for t, k in zip(out, keys)]
 
     def _runner_ups(self, trimmed: np.ndarray):
         """A function that returns pocketsphinx's transcript of `trimmed`: decoded by the pool, started

@@ -31,6 +31,8 @@ from pathlib import Path
 
 import numpy as np
 
+from guard.hearing.asr import Transcriber, Transcript
+
 log = logging.getLogger(__name__)
 HEADER = struct.Struct("<Q")
 
@@ -65,6 +67,7 @@ class _Worker:
     def __init__(self, pool: DecodePool):
         self.pool = pool
         self.proc: subprocess.Popen | None = None
+        self.busy: Future | None = None   # the job being decoded
         self.lock = threading.Lock()
         threading.Thread(target=self._serve, name="decode-pool", daemon=True).start()
 
@@ -96,19 +99,19 @@ class _Worker:
             if not future.set_running_or_notify_cancel():
                 continue
             proc = self.start()
-            future.proc = proc
+            self.busy = future
             try:
                 _send(proc.stdin, audio.tobytes())
                 reply = _receive(proc.stdout)
             except OSError:
                 reply = None
+            finally:
+                self.busy = None
             if reply is None:
                 self.stop(proc)
                 future.set_exception(DecodeError("the pocketsphinx worker process died during a decode; a "
                                                  "fresh one starts for the next request"))
                 continue
-            from guard.hearing.asr import Transcript
-
             r = json.loads(reply)
             future.set_result(Transcript(r["best"], r["nbest"], [tuple(w) for w in r["words"]]))
 
@@ -140,10 +143,10 @@ class DecodePool:
             try:
                 return future.result(timeout=self.timeout)
             except FutureTimeout as e:
-                proc = getattr(future, "proc", None)
-                if not future.cancel() and proc is not None:
+                if not future.cancel():   # a worker is decoding it: stop that worker
                     for w in self.workers:
-                        if w.proc is proc:
+                        proc = w.proc
+                        if w.busy is future and proc is not None:
                             w.stop(proc)
                 log.warning("a pocketsphinx decode overran %g s; its worker was stopped", self.timeout)
                 raise DecodeError(f"a pocketsphinx decode took longer than {self.timeout:g} s; its worker "
@@ -166,8 +169,6 @@ class DecodePool:
 
 def _main() -> None:
     """The worker: decode each audio read from stdin until it closes."""
-    from guard.hearing.asr import Transcriber
-
     # the replies own the real stdout; anything else printed goes to stderr
     stdout = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
