@@ -98,8 +98,8 @@ class _Worker:
             audio, future = job
             if not future.set_running_or_notify_cancel():
                 continue
-            proc = self.start()
             self.busy = future
+            proc = self.start()
             try:
                 _send(proc.stdin, audio.tobytes())
                 reply = _receive(proc.stdout)
