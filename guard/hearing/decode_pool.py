@@ -163,7 +163,6 @@ class DecodePool:
         for w in self.workers:
             proc = w.proc
             if proc is not None:
-                proc.stdin.close()
                 w.stop(proc)
 
 
