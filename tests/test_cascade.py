@@ -629,7 +629,10 @@ def test_in_selective_a_name_heard_as_it_sounds_beside_the_question_s_words_coun
 def test_general_mode_weighs_an_option_said_in_other_words_by_its_own_likeness(cascade, monkeypatch):
     # "question + option" is mostly the question, which all five options share; the option's own likeness
     # tells summaries apart, and a word an option shares with another sentence ("end", said about the
-    # lease) weighs less (decision 123). The old weights, by setting, answer the bus.
+    # lease) weighs less (decision 123). The old weights, by setting, answer the bus. Read through MiniLM, the
+    # encoder decision 123 was measured with: through MPNet (decision 128) "first" and "end" still answer the
+    # bus, the two options' "question + option" likeness being level (0.549 and 0.548)
+    monkeypatch.setattr(cascade, "general_encoder", "minilm")
     q = "What does the speaker always do on arriving in a new city?"
     options = ["Buying toothpaste from a local shop", "Taking photos of doorways", "I don't know",
                "Eating street food at midnight", "Riding the first bus to the end"]
@@ -640,3 +643,23 @@ def test_general_mode_weighs_an_option_said_in_other_words_by_its_own_likeness(c
     monkeypatch.setattr(cascade, "general_alone", 0.0)
     monkeypatch.setattr(cascade, "general_words", 1.0)
     assert cascade.choose(heard, q, options, set(), 0.0, selective=False) == "E. Riding the first bus to the end"
+
+
+@pytest.mark.parametrize("said, question, options, right", [
+    (("after the interview i honestly felt completely worn out and ready for bed in marketing you have to be quick "
+      "because what people want shifts from one week to the next"), "How did the speaker feel after the interview?",
+     ["Relieved and hopeful", "Disappointed in themselves", "Nervous about the result", "Exhausted", "I don't know"],
+     "D. Exhausted"),
+    (("once the signal reaches the television it changes over to whatever you picked in marketing you have to be "
+      "quick because what people want shifts from one week to the next"), "What happens after the signal reaches the TV?",
+     ["It goes into standby", "It raises the volume", "It restarts itself", "It switches to the chosen function",
+      "I don't know"], "D. It switches to the chosen function"),
+])
+def test_general_mode_reads_a_summary_through_mpnet(cascade, monkeypatch, said, question, options, right):
+    # an option that summarises what was said, in none of its words: MPNet puts it first, MiniLM (the setting
+    # 'minilm') another option (decision 128); SELECTIVE mode's rules keep MiniLM
+    heard = Transcript(said)
+    assert cascade.general_encoder == "bundled-mpnet"
+    assert cascade.choose(heard, question, options, set(), 0.0, selective=False) == right
+    monkeypatch.setattr(cascade, "general_encoder", "minilm")
+    assert cascade.choose(heard, question, options, set(), 0.0, selective=False) != right

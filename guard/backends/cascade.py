@@ -84,7 +84,7 @@ import itertools
 
 import numpy as np
 
-from guard import text
+from guard import sentence_models, text
 from guard.backends.base import Backend, Task
 from guard.backends.reader import BUNDLED as BUNDLED_READER
 from guard.backends.reader import Reader, grounded
@@ -146,9 +146,13 @@ class CascadeBackend(Backend):
                  said_min_relevance: float = 0.1, meaning_margin: float = 0.08, guess_min: float = 0.4,
                  agree_span: int = 3, general_alone: float = 0.5, general_words: float = 0.5,
                  reader: str = BUNDLED_READER, reader_tokens: int = 32, decode_processes: int = 1,
-                 decode_timeout: float = 60.0):
+                 decode_timeout: float = 60.0, general_encoder: str = sentence_models.BUNDLED_MPNET):
         from guard.hearing.whisper import shared
 
+        # GENERAL mode's support reads meaning through all-mpnet-base-v2 (decision 128); a setting that names no
+        # encoder fails here, before anything loads; the model itself loads on the first question that needs it
+        sentence_models.check(general_encoder)
+        self.general_encoder = general_encoder
         lead = shared(whisper)
         second = shared(second_whisper, "backend.cascade_second_whisper") if lead else None
         # pocketsphinx's runner-up decodes in worker processes, beside Whisper (decision 127)
@@ -182,6 +186,12 @@ class CascadeBackend(Backend):
     @staticmethod
     def embed(texts: list[str]) -> np.ndarray:
         return text.embed(texts)
+
+    def general_embed(self, texts: list[str]) -> np.ndarray:
+        """GENERAL mode's likeness (`backend.cascade_general_encoder`): MPNet tells summaries apart better
+        than MiniLM ("Competitors copy ideas quickly" for "the other firms steal anything good within
+        days"); SELECTIVE mode's rules and margins keep MiniLM, which they were measured with (decision 128)."""
+        return sentence_models.shared(self.general_encoder)(texts)
 
     def windows(self, transcript: str) -> list[str]:
         return text.windows(transcript, self.window_words)
@@ -323,8 +333,9 @@ class CascadeBackend(Backend):
         hypotheses = self.runner_ups(transcript, min_relevance > 0)
         runner_up = [text.content(h) for h in hypotheses]
         asked = text.content(question)
-        emb_w = self.embed(wins)
-        emb_o = self.embed([f"{question} {o}" for o in options])
+        embed = self.embed if min_relevance > 0 else self.general_embed
+        emb_w = embed(wins)
+        emb_o = embed([f"{question} {o}" for o in options])
         sims = (emb_o @ emb_w.T).max(axis=1)
         alone = self.alone(options, emb_w) if min_relevance <= 0 else np.zeros(len(options))
         owns = [text.content(o) - asked for o in options]
@@ -386,7 +397,7 @@ class CascadeBackend(Backend):
         bed"). Zeros where `general_alone` is 0 (decision 123)."""
         if self.general_alone <= 0:
             return np.zeros(len(options))
-        return np.maximum(0.0, (self.embed(options) @ emb_w.T).max(axis=1))
+        return np.maximum(0.0, (self.general_embed(options) @ emb_w.T).max(axis=1))
 
     def unlike_partial(self, transcript: Transcript, options: list[str], owns: list[set[str]],
                        partial: list[bool], emb_o: np.ndarray) -> set[int]:
