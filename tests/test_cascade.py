@@ -13,8 +13,10 @@ OPTIONS = ["red", "blue", "I do not have the information to answer the question"
 
 
 @pytest.fixture(scope="module")
-def cascade() -> CascadeBackend:
-    return CascadeBackend()
+def cascade():
+    backend = CascadeBackend()
+    yield backend
+    backend.close()   # its pocketsphinx worker process
 
 
 def test_spot_finds_a_spoken_option_and_skips_unknown_words(cascade):
@@ -540,11 +542,15 @@ def test_the_second_whisper_is_named_in_config_and_shared():
     from guard.config import BackendSettings
     from guard.hearing.whisper import BUNDLED, BUNDLED_BASE, shared
 
-    default = make_backend(BackendSettings())
+    made = [make_backend(BackendSettings(**kw)) for kw in (
+        {}, {"cascade_second_whisper": ""}, {"cascade_whisper": ""}, {"cascade_second_whisper": BUNDLED_BASE})]
+    for backend in made:
+        backend.close()   # their pocketsphinx worker processes
+    default, no_second, sphinx_alone, lead_twice = made
     assert default.asr.lead is shared(BUNDLED_BASE) and default.asr.second is shared(BUNDLED)
-    assert make_backend(BackendSettings(cascade_second_whisper="")).asr.second is None
-    assert make_backend(BackendSettings(cascade_whisper="")).asr.second is None   # pocketsphinx alone
-    assert make_backend(BackendSettings(cascade_second_whisper=BUNDLED_BASE)).asr.second is None   # the lead
+    assert no_second.asr.second is None
+    assert sphinx_alone.asr.second is None   # pocketsphinx alone
+    assert lead_twice.asr.second is None   # the lead named twice
 
 
 def test_general_mode_answers_its_best_supported_option_where_selective_says_i_dont_know(cascade, monkeypatch):

@@ -65,8 +65,10 @@ class Inventing:
 
 
 @pytest.fixture(scope="module")
-def cascade() -> CascadeBackend:
-    return CascadeBackend(reader="none")
+def cascade():
+    backend = CascadeBackend(reader="none")
+    yield backend
+    backend.close()   # its pocketsphinx worker process
 
 
 def test_the_cascade_words_an_open_answer_with_the_reader_where_it_was_heard(cascade, reader, monkeypatch):

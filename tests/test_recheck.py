@@ -96,12 +96,14 @@ def test_only_words_whisper_was_unsure_of_are_read_again():
     assert scores.texts is None
 
 
-def test_selective_mode_answers_a_reread_name_and_only_where_nothing_named_an_option(monkeypatch):
+def test_selective_mode_answers_a_reread_name_and_only_where_nothing_named_an_option(monkeypatch, request):
     clip = said("awb", "At work my new manager is Joaquin.")
     options = MANAGERS[:2] + [IDK] + MANAGERS[2:]
     task = Task(prompt="", question="Who is the speaker's new manager?", options=options, selective=True,
                 streams=[clip])
     on, off = CascadeBackend(), CascadeBackend(recheck=False)
+    for backend in (on, off):
+        request.addfinalizer(backend.close)   # their pocketsphinx worker processes
     assert off.generate(clip, task).startswith("C.")   # the text rules: "walking" names no option
     assert on.generate(clip, task) == "A. Joaquin"
     # GENERAL mode is not re-read: it answers its best-supported option as before

@@ -161,7 +161,9 @@ def test_the_ledger_hears_through_base_and_the_gate_s_tails_through_tiny_en(tmp_
     from guard.server import load_components
 
     svc = load_components(load_settings(env={}, data_dir=str(tmp_path / "a")), Metrics())
+    svc.backend.close()   # the cascade's pocketsphinx worker process
     assert svc.ledger.asr.lead is shared(BUNDLED_BASE) and svc.words is shared(BUNDLED)
     env = {"GUARD_POLICY__TAIL_WHISPER": "", "GUARD_POLICY__LEDGER_WHISPER": BUNDLED}
     svc = load_components(load_settings(env=env, data_dir=str(tmp_path / "b")), Metrics())
+    svc.backend.close()
     assert svc.words is None and svc.ledger.asr.lead is shared(BUNDLED)   # no tails followed
