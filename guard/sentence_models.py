@@ -160,8 +160,8 @@ def shared(setting: str) -> Embed:
     """One encoder per setting for the whole process, loaded on the first call."""
     if setting == MINILM:
         return text.embed
-    check(setting)
     with _LOCK:
-        if setting not in _LOADED:
+        if setting not in _LOADED:   # checked and loaded once, not on every call (GENERAL mode's hot path)
+            check(setting)
             _LOADED[setting] = mpnet() if setting == BUNDLED_MPNET else folder(setting)
         return _LOADED[setting]
