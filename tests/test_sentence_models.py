@@ -1,6 +1,7 @@
 """The sentence encoders by name (guard.sentence_models): the bundled all-mpnet-base-v2 read from its five
 parts in place, its provenance check, and settings that name no encoder."""
 import io
+import types
 import zipfile
 
 import numpy as np
@@ -79,3 +80,29 @@ def test_the_bundled_mpnet_is_the_publishers_encoder(tmp_path):
     assert np.allclose(np.linalg.norm(mine, axis=1), 1.0, atol=1e-5)
     assert np.abs(mine - theirs).max() < 1e-5
     assert embed([]).shape == (0, 768)
+
+
+def test_a_load_that_failed_is_not_tried_again_for_a_while(tmp_path, monkeypatch):
+    """Each GENERAL question would otherwise read and inflate the weights again; within RETRY_SECONDS every
+    call fails at once with the first failure's cause, and after it the next call tries again."""
+    (tmp_path / "modules.json").write_text("[]")
+    tries, clock = [], [1000.0]
+
+    def broken(path):
+        tries.append(path)
+        raise OSError("weights unreadable")
+
+    monkeypatch.setattr(sentence_models, "folder", broken)
+    monkeypatch.setattr(sentence_models, "time", types.SimpleNamespace(monotonic=lambda: clock[0]))
+    monkeypatch.setattr(sentence_models, "_FAILED", {})
+    monkeypatch.setattr(sentence_models, "_LOADED", {})
+    with pytest.raises(OSError, match="weights unreadable"):
+        sentence_models.shared(str(tmp_path))
+    clock[0] += sentence_models.RETRY_SECONDS - 1
+    with pytest.raises(ConfigError, match="failed to load 59 s ago.*weights unreadable"):
+        sentence_models.shared(str(tmp_path))
+    assert len(tries) == 1
+    clock[0] += 2
+    monkeypatch.setattr(sentence_models, "folder", lambda path: tries.append(path) or (lambda texts: texts))
+    assert sentence_models.shared(str(tmp_path))(["a"]) == ["a"]
+    assert len(tries) == 2 and str(tmp_path) not in sentence_models._FAILED
