@@ -157,7 +157,8 @@ def folder(path: str) -> Embed:
     from sentence_transformers import SentenceTransformer
 
     model = SentenceTransformer(path, device="cpu", local_files_only=True)
-    return lambda texts: model.encode(texts, normalize_embeddings=True, convert_to_numpy=True)
+    return lambda texts: model.encode(texts, normalize_embeddings=True, convert_to_numpy=True,
+                                      show_progress_bar=False)
 
 
 def shared(setting: str) -> Embed:

@@ -49,7 +49,8 @@ def encoder():
 
 def embed(texts: list[str]) -> np.ndarray:
     """(n, 384) unit rows."""
-    return encoder().encode(texts, normalize_embeddings=True, convert_to_numpy=True)
+    return encoder().encode(texts, normalize_embeddings=True, convert_to_numpy=True,
+                            show_progress_bar=False)
 
 
 def words(text: str) -> list[str]:
