@@ -172,8 +172,8 @@ def shared(setting: str) -> Embed:
             when, why = _FAILED.get(setting, (-RETRY_SECONDS, None))
             if time.monotonic() - when < RETRY_SECONDS:
                 raise ConfigError(f"the sentence encoder {setting!r} failed to load "
-                                  f"{time.monotonic() - when:.0f} s ago (tried again {RETRY_SECONDS:.0f} s "
-                                  f"after): {why}") from why
+                                  f"{time.monotonic() - when:.0f} s ago (it is tried again {RETRY_SECONDS:.0f} s "
+                                  f"after a failure): {why}") from why
             try:
                 check(setting)
                 _LOADED[setting] = mpnet() if setting == BUNDLED_MPNET else folder(setting)
