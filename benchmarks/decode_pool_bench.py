@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -23,6 +24,9 @@ from guard.audio import decode
 from guard.hearing.asr import Transcriber
 from guard.hearing.decode_pool import DecodePool
 from guard.hearing.whisper import BUNDLED, BUNDLED_BASE, shared
+
+sys.path.insert(0, str(Path(__file__).parent))
+from general_encoder_bench import resident_mb
 
 
 def main() -> None:
@@ -54,8 +58,7 @@ def main() -> None:
             got[name] = ways[name].many(streams)
             seconds[name] += time.perf_counter() - t
         same += len({repr(v) for v in got.values()}) == 1
-    worker_mb = [int(Path(f"/proc/{pid}/status").read_text().split("VmRSS:")[1].split()[0]) / 1024
-                 for pid in pool.pids()]
+    worker_mb = [resident_mb(pid) for pid in pool.pids()]
     pool.close()
     heard = sum(len(x) for x in audios) / 16000
     print(f"{len(audios)} scenes, {heard:.1f} s of audio read as 3 streams each, {os.cpu_count()} cores")

@@ -31,8 +31,9 @@ from guard.hearing.asr import Transcript
 HERE = Path(__file__).parent / "shbench_facts"
 
 
-def resident_mb() -> float:
-    return int(Path("/proc/self/status").read_text().split("VmRSS:")[1].split()[0]) / 1024
+def resident_mb(pid: int | str = "self") -> float:
+    """A process's resident memory (VmRSS), in MB: this one's, or another's by pid."""
+    return int(Path(f"/proc/{pid}/status").read_text().split("VmRSS:")[1].split()[0]) / 1024
 
 
 def cases(files: list[str], seed: int):

@@ -169,11 +169,11 @@ def shared(setting: str) -> Embed:
         return text.embed
     with _LOCK:
         if setting not in _LOADED:   # checked and loaded once, not on every call (GENERAL mode's hot path)
-            when, why = _FAILED.get(setting, (-RETRY_SECONDS, None))
-            if time.monotonic() - when < RETRY_SECONDS:
-                raise ConfigError(f"the sentence encoder {setting!r} failed to load "
-                                  f"{time.monotonic() - when:.0f} s ago (it is tried again {RETRY_SECONDS:.0f} s "
-                                  f"after a failure): {why}") from why
+            when, why = _FAILED.get(setting, (None, None))
+            ago = None if when is None else time.monotonic() - when
+            if ago is not None and ago < RETRY_SECONDS:
+                raise ConfigError(f"the sentence encoder {setting!r} failed to load {ago:.0f} s ago (it is tried "
+                                  f"again {RETRY_SECONDS:.0f} s after a failure): {why}") from why
             try:
                 check(setting)
                 _LOADED[setting] = mpnet() if setting == BUNDLED_MPNET else folder(setting)
