@@ -238,9 +238,10 @@ class BackendSettings(_Section):
                                      "piece of what the main speaker said; the policy's withheld-speech check "
                                      "then refuses it where the question is about another voice (decision "
                                      "119); 0 = never.")
-    cascade_durations: bool = Field(True, description="cascade, multiple choice: an option that is a length "
-                                    "of time counts as heard where a hypothesis says that length in other "
-                                    "units ('half a year' for 'Six months'; guard.durations, decision 131).")
+    cascade_quantities: bool = Field(True, description="cascade, multiple choice: an option that is a "
+                                     "quantity (a length of time, a sum of money) counts as heard where a "
+                                     "hypothesis says it in other units ('half a year' for 'Six months', 'a "
+                                     "fiver' for 'Five pounds'; guard.quantities, decision 131).")
     cascade_agree_span: int = Field(3, ge=0, description="cascade, SELECTIVE mode: a runner-up hypothesis's "
                                     "word counts only where that hypothesis differs from the 1-best around it "
                                     "for at most this many words (decision 122); 0 = everywhere.")

@@ -674,7 +674,7 @@ def test_general_mode_reads_a_summary_through_mpnet(cascade, monkeypatch, said, 
 @pytest.mark.parametrize("selective", [True, False])
 def test_a_length_said_in_other_units_names_the_option(cascade, monkeypatch, selective):
     # "half a year" says "Six months" in other units: the option is written beside it before the word rules
-    # read the transcript (guard.durations, decision 131); by setting, it is not, and no option is named
+    # read the transcript (guard.quantities, decision 131); by setting, it is not, and no option is named
     options = ["Two months", "Six months", "I do not have the information to answer the question", "One year",
                "Three weeks"]
     heard = timed(("the landlord reminded us that we only have half a year left on the lease", 0.0))
@@ -683,5 +683,5 @@ def test_a_length_said_in_other_units_names_the_option(cascade, monkeypatch, sel
     monkeypatch.setattr(cascade, "recheck", None)
     ask = Task("p", "How long is left on the lease?", options, selective=selective, streams=[audio])
     assert cascade.generate(audio, ask) == "B. Six months"
-    monkeypatch.setattr(cascade, "durations", False)
+    monkeypatch.setattr(cascade, "quantities", False)
     assert cascade.generate(audio, ask) != "B. Six months"

@@ -23,7 +23,7 @@ def make_backend(settings: BackendSettings) -> Backend:
                               general_alone=settings.cascade_general_alone,
                               general_words=settings.cascade_general_words,
                               general_encoder=settings.cascade_general_encoder,
-                              durations=settings.cascade_durations,
+                              quantities=settings.cascade_quantities,
                               reader=settings.cascade_reader, reader_tokens=settings.max_new_tokens,
                               decode_processes=settings.cascade_decode_processes,
                               decode_timeout=settings.timeout_seconds)

@@ -71,9 +71,10 @@
   answers the main speaker's own topic as GENERAL mode does, and the policy's check against the speech
   the gate withheld (guard.policy.withheld), which this backend never hears, refuses a question about a
   bystander (decision 119).
-  In both modes, before any of this reads the transcript, an option that is a length of time is written
-  beside each place a hypothesis says that length in other units ("half a year" for "Six months",
-  guard.durations, decision 131): no word of the option is said there, and likeness does not convert units.
+  In both modes, before any of this reads the transcript, an option that is a quantity (a length of time,
+  a sum of money) is written beside each place a hypothesis says it in other units ("half a year" for "Six
+  months", "a fiver" for "Five pounds"; guard.quantities, decision 131): no word of the option is said
+  there, and likeness does not convert units.
 - Open questions: the transcript window that best answers the question (extractive), searched in
   what was heard and in the session memory the requester may hear (Task.context); with no window close
   enough, the closest memory line. A small LLM (guard.backends.reader: SmolLM2-135M-Instruct, which the
@@ -87,7 +88,7 @@ import itertools
 
 import numpy as np
 
-from guard import durations, sentence_models, text
+from guard import quantities, sentence_models, text
 from guard.backends.base import Backend, Task
 from guard.backends.reader import BUNDLED as BUNDLED_READER
 from guard.backends.reader import Reader, grounded
@@ -150,7 +151,7 @@ class CascadeBackend(Backend):
                  agree_span: int = 3, general_alone: float = 0.5, general_words: float = 0.5,
                  reader: str = BUNDLED_READER, reader_tokens: int = 32, decode_processes: int = 1,
                  decode_timeout: float = 60.0, general_encoder: str = sentence_models.BUNDLED_MPNET,
-                 durations: bool = True):
+                 quantities: bool = True):
         from guard.hearing.whisper import shared
 
         # GENERAL mode's support reads meaning through all-mpnet-base-v2 (decision 128); a setting that names no
@@ -178,7 +179,7 @@ class CascadeBackend(Backend):
         self.meaning_margin, self.guess_min = meaning_margin, guess_min
         self.agree_span = agree_span
         self.general_alone, self.general_words = general_alone, general_words
-        self.durations = durations
+        self.quantities = quantities
         # Whisper re-reads the sentence about the question with each option in it (SELECTIVE mode, decision 102)
         self.recheck = Recheck(lead) if recheck and lead is not None else None
         # a small LLM words an open question's answer from the passage found (decision 124); 'none' = the passage
@@ -226,8 +227,8 @@ class CascadeBackend(Backend):
             transcript = transcript.joined(Transcript(line))
         min_relevance = self.spot_min_relevance if task.selective else 0.0
         if task.options:
-            if self.durations:
-                transcript = self.lengths_named(transcript, task.options)
+            if self.quantities:
+                transcript = self.quantities_named(transcript, task.options)
             spotted: set[str] = set()
             idk = idk_index(task.options)
             real = [o for i, o in enumerate(task.options) if i != idk]
@@ -246,12 +247,11 @@ class CascadeBackend(Backend):
         return self.answer_open(transcript.best, task.question, task.context)
 
     @staticmethod
-    def lengths_named(transcript: Transcript, options: list[str]) -> Transcript:
-        """`transcript` (joined: no word times) with an option that is a length of time written beside each
-        place a hypothesis says that length in other units: "half a year" names "Six months" (guard.durations,
-        decision 131)."""
+    def quantities_named(transcript: Transcript, options: list[str]) -> Transcript:
+        """`transcript` (joined: no word times) with an option that is a quantity written beside each place a
+        hypothesis says it in other units: "half a year" names "Six months" (guard.quantities, decision 131)."""
         def named(said: str) -> str:
-            return durations.with_equivalents(said, options)
+            return quantities.with_equivalents(said, options)
 
         return Transcript(named(transcript.best), [named(h) for h in transcript.nbest],
                           phrases=[named(p) for p in transcript.phrases])
