@@ -8,6 +8,7 @@ Text in, text out: lower-case words as the recognisers write them, numbers spell
 """
 from __future__ import annotations
 
+import functools
 import math
 
 from guard.hearing.whisper import ONES, TENS, spoken
@@ -54,7 +55,8 @@ def number(words: list[str], i: int) -> tuple[float, int] | None:
     for scale, size in (("hundred", 100), ("thousand", 1000)):
         if words[j:j + 1] == [scale]:
             value, j = value * size, j + 1
-            rest = below_hundred(words, j + 1) if words[j:j + 1] == ["and"] and j + 1 < len(words) else None
+            k = j + 1 if words[j:j + 1] == ["and"] else j   # "two hundred and fifty", "two hundred fifty"
+            rest = below_hundred(words, k) if k < len(words) and words[k] not in ("a", "an") else None
             if rest is not None:
                 value, j = value + rest[0], rest[1]
     return value, j
@@ -92,6 +94,7 @@ def said(words: list[str]) -> list[tuple[int, int, str, float]]:
     return out
 
 
+@functools.lru_cache(maxsize=1024)   # asked again for each hypothesis and phrase of a request
 def quantity(option: str) -> tuple[str, float] | None:
     """What an option measures and how much, where the option is one quantity ("Three weeks", "Half a
     year", "Five pounds"); None otherwise ("Three weeks late", "Monday")."""

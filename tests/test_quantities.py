@@ -54,6 +54,7 @@ def test_quantities_parse_numbers_halves_and_units():
     assert quantity("90 minutes") == ("time", pytest.approx(90 / 1440))
     assert quantity("Twenty one days") == ("time", 21)
     assert quantity("Two hundred and fifty pounds") == ("pound", 250)
+    assert quantity("Two hundred fifty dollars") == ("dollar", 250)
     assert quantity("Two grand") == ("money", 2000)
     assert quantity("Three weeks late") is None and quantity("Monday") is None
     heard = "two and a half years or a year and a half"
