@@ -69,10 +69,9 @@ def said(words: list[str]) -> list[tuple[int, int, str, float]]:
     out = []
     i = 0
     while i < len(words):
-        if words[i] in NOTES or words[i:i + 2] in (["a", "fiver"], ["a", "tenner"]):
-            j = i + 1 if words[i] in NOTES else i + 2
-            out.append((i, j, "money", NOTES[words[j - 1]]))
-            i = j
+        if words[i] in NOTES:
+            out.append((i, i + 1, "money", NOTES[words[i]]))
+            i += 1
             continue
         found = number(words, i)
         if found is None:
@@ -108,10 +107,9 @@ def quantity(option: str) -> tuple[str, float] | None:
 def same(a: tuple[str, float], b: tuple[str, float]) -> bool:
     """Whether two quantities are one: the same measure ("money" matches every currency) and amounts
     within TOLERANCE."""
-    kinds = {a[0], b[0]}
-    if len(kinds) > 1 and not ("money" in kinds and "time" not in kinds):
-        return False
-    return min(a[1], b[1]) >= (1 - TOLERANCE) * max(a[1], b[1])
+    x, y = a[0], b[0]
+    alike = x == y or (x == "money" and y != "time") or (y == "money" and x != "time")
+    return alike and min(a[1], b[1]) >= (1 - TOLERANCE) * max(a[1], b[1])
 
 
 def with_equivalents(heard: str, options: list[str]) -> str:
