@@ -80,7 +80,8 @@ def replay(service, records: list[dict], root: Path, mode: str, open_questions: 
                             main_speaker_desc=rec.get("main_speaker_desc", ""))
         r = service.ask(req)
         rows.append({**rec, "pred": r.choice_letter or r.answer, "answer_text": r.answer, "refused": r.refused,
-                     "reason": pb.RefusalReason.Name(r.reason), "withheld_seconds": r.withheld_seconds,
+                     "reason": pb.RefusalReason.Name(r.reason), "reason_text": r.reason_text,
+                     "withheld_seconds": r.withheld_seconds,
                      "seconds": {t.stage: t.seconds for t in r.timings}})
         print(f"\r{mode} {i + 1}/{len(records)}", end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)

@@ -242,6 +242,10 @@ class BackendSettings(_Section):
                                      "quantity (a length of time, a sum of money) counts as heard where a "
                                      "hypothesis says it in other units ('half a year' for 'Six months', 'a "
                                      "fiver' for 'Five pounds'; guard.quantities, decision 131).")
+    cascade_meaning_second: bool = Field(True, description="cascade, multiple choice: meaning (GENERAL mode's "
+                                         "likeness, SELECTIVE mode's answers in other words and its guess) is "
+                                         "read from the second recogniser's 1-best as well as the lead's "
+                                         "(decision 132); the word rules read the lead's alone.")
     cascade_agree_span: int = Field(3, ge=0, description="cascade, SELECTIVE mode: a runner-up hypothesis's "
                                     "word counts only where that hypothesis differs from the 1-best around it "
                                     "for at most this many words (decision 122); 0 = everywhere.")

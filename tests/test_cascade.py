@@ -685,3 +685,47 @@ def test_a_length_said_in_other_units_names_the_option(cascade, monkeypatch, sel
     assert cascade.generate(audio, ask) == "B. Six months"
     monkeypatch.setattr(cascade, "quantities", False)
     assert cascade.generate(audio, ask) != "B. Six months"
+
+
+LATE = ["The train was cancelled", "A flat tyre", "I do not have the information to answer the question",
+        "They overslept", "Heavy traffic"]
+
+
+def test_general_mode_reads_meaning_from_the_second_recogniser_too(cascade, monkeypatch):
+    # seed 701, as the two Whispers heard one main speaker: base (the lead) "had a function", tiny.en
+    # "had a puncture" (decision 132). Read from the lead alone, GENERAL mode answers another option.
+    heard = Transcript("i was late this morning because my front wheel had a function the dinner went back to the "
+                       "kitchen since the chicken was still pink inside",
+                       second="i was late this morning because my front wheel had a puncture the dinner went back "
+                              "to the kitchen since the chicken was still pink inside")
+    q = "Why was the speaker late?"
+    assert cascade.choose(heard, q, LATE, set(), 0.0, selective=False) == "B. A flat tyre"
+    monkeypatch.setattr(cascade, "meaning_second", False)
+    assert cascade.choose(heard, q, LATE, set(), 0.0, selective=False) != "B. A flat tyre"
+
+
+def test_in_selective_the_second_recogniser_says_what_a_sentence_is_about(cascade, monkeypatch):
+    # the lead heard "the reason i got insolat", tiny.en "in so late": the question's own word, so what the
+    # main speaker said is about the question and the option said in other words is answered (decision 132).
+    # The word rules still read the lead's words alone: neither hypothesis names an option.
+    heard = Transcript("the worst part of the holiday was that it never stopped pouring the whole week the reason "
+                       "i got insolat is that my front wheel had a puncture",
+                       second="the worst part of the holiday was that it never stopped pouring the whole week the "
+                              "reason i got in so late is that my front wheel had a puncture")
+    q = "Why was the speaker late?"
+    assert cascade.choose(heard, q, LATE, set(), 0.3).startswith("C.")
+    assert cascade.in_other_words(heard, q, LATE) == "B. A flat tyre"
+    monkeypatch.setattr(cascade, "meaning_second", False)
+    assert cascade.in_other_words(heard, q, LATE) is None
+    assert cascade.guess(heard, q, LATE, set()) is None
+
+
+def test_a_transcript_keeps_the_second_recogniser_s_words_when_joined():
+    from guard.hearing.asr import Transcriber
+
+    led = Transcriber._led(Transcript("a b", ["c d"]), [("x", 0.0, 0.5), ("y", 0.5, 1.0)], 0.9, second="x z")
+    assert led.second == "x z" and led.nbest[0] == "x z"
+    same = Transcriber._led(Transcript(""), [("x", 0.0, 0.5)], 0.9, second="x")
+    assert same.second == ""   # nothing the 1-best did not say
+    assert led.joined(Transcript("q", second="r s")).second == "x z . r s"
+    assert Transcript("").joined(led).second == "x z"

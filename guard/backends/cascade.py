@@ -75,6 +75,10 @@
   a sum of money) is written beside each place a hypothesis says it in other units ("half a year" for "Six
   months", "a fiver" for "Five pounds"; guard.quantities, decision 131): no word of the option is said
   there, and likeness does not convert units.
+  Meaning (GENERAL mode's likeness, and SELECTIVE mode's answers in other words and its guess's gate) is
+  read from the second recogniser's 1-best as well as the lead's (`meaning_second`, decision 132): where
+  the lead hears "the reason i got insolat is that my front wheel had a function", tiny.en often hears
+  "in so late" and "puncture". The word rules still take only the lead's words as said.
 - Open questions: the transcript window that best answers the question (extractive), searched in
   what was heard and in the session memory the requester may hear (Task.context); with no window close
   enough, the closest memory line. A small LLM (guard.backends.reader: SmolLM2-135M-Instruct, which the
@@ -151,7 +155,7 @@ class CascadeBackend(Backend):
                  agree_span: int = 3, general_alone: float = 0.5, general_words: float = 0.5,
                  reader: str = BUNDLED_READER, reader_tokens: int = 32, decode_processes: int = 1,
                  decode_timeout: float = 60.0, general_encoder: str = sentence_models.BUNDLED_MPNET,
-                 quantities: bool = True):
+                 quantities: bool = True, meaning_second: bool = True):
         from guard.hearing.whisper import shared
 
         # GENERAL mode's support reads meaning through all-mpnet-base-v2 (decision 128); a setting that names no
@@ -180,6 +184,7 @@ class CascadeBackend(Backend):
         self.agree_span = agree_span
         self.general_alone, self.general_words = general_alone, general_words
         self.quantities = quantities
+        self.meaning_second = meaning_second
         # Whisper re-reads the sentence about the question with each option in it (SELECTIVE mode, decision 102)
         self.recheck = Recheck(lead) if recheck and lead is not None else None
         # a small LLM words an open question's answer from the passage found (decision 124); 'none' = the passage
@@ -208,6 +213,16 @@ class CascadeBackend(Backend):
         sprint rate fair" is 0.36 like "What is the suggested timeline for the product launch?", the
         windows astride it 0.27 (decision 113)."""
         return text.passages(transcript.best, transcript.phrases, self.window_words)
+
+    def meaning_passages(self, transcript: Transcript) -> list[str]:
+        """What meaning is read from: the `passages` of the 1-best and, with `meaning_second`, the sliding
+        windows of the second recogniser's 1-best. Where the lead hears "the reason i got insolat is that my
+        front wheel had a function", tiny.en heard "puncture", or "in so late", the words that say what the
+        sentence is about (decision 132). The text rules still read only the 1-best's words as said."""
+        wins = self.passages(transcript)
+        if self.meaning_second and transcript.second:
+            wins = list(dict.fromkeys(wins + self.windows(transcript.second)))
+        return wins
 
     def sentences(self, transcript: Transcript) -> list[str]:
         """The phrases of `transcript` read whole (text.sentences)."""
@@ -254,7 +269,7 @@ class CascadeBackend(Backend):
             return quantities.with_equivalents(said, options)
 
         return Transcript(named(transcript.best), [named(h) for h in transcript.nbest],
-                          phrases=[named(p) for p in transcript.phrases])
+                          phrases=[named(p) for p in transcript.phrases], second=named(transcript.second))
 
     def reread(self, heard: list[tuple[np.ndarray, Transcript]], question: str,
                options: list[str]) -> str | None:
@@ -313,7 +328,7 @@ class CascadeBackend(Backend):
         the passage heard most like it); no indexes when nothing was heard."""
         idk = idk_index(options)
         real = [i for i in range(len(options)) if i != idk]
-        wins = self.passages(transcript)
+        wins = self.meaning_passages(transcript)
         if not real or not wins:
             return [], np.zeros(0)
         return real, (self.embed([f"{question} {options[i]}" for i in real]) @ self.embed(wins).T).max(axis=1)
@@ -344,7 +359,7 @@ class CascadeBackend(Backend):
         flying to Tokyo next week" for "when does the holiday start?"): the text rules never guess (decisions
         89, 99). SELECTIVE mode's guess (`guess`) comes after them, only where what the main speaker said is
         about the question, behind the policy's check against the withheld speech (decision 119)."""
-        wins = self.passages(transcript)
+        wins = self.passages(transcript) if min_relevance > 0 else self.meaning_passages(transcript)
         if not wins:
             return np.zeros(len(options))
         heard = text.content(transcript.best)

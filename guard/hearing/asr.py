@@ -36,6 +36,9 @@ class Transcript:
     # The 1-best cut where the speaker paused (PHRASE_GAP or more between words): sentences, roughly.
     # Filled from `words`; a joined transcript keeps both parts' phrases.
     phrases: list[str] = field(default_factory=list)
+    # The second recogniser's 1-best (also the first of `nbest`), "" when there is none; a joined transcript
+    # keeps both parts'. Read for meaning beside the 1-best (the cascade's `meaning_second`, decision 132).
+    second: str = ""
 
     def __post_init__(self):
         if self.words and not self.phrases:
@@ -45,7 +48,8 @@ class Transcript:
 
     def joined(self, other: Transcript) -> Transcript:
         return Transcript(" . ".join(t for t in (self.best, other.best) if t), self.nbest + other.nbest,
-                          phrases=self.phrases + other.phrases)
+                          phrases=self.phrases + other.phrases,
+                          second=" . ".join(t for t in (self.second, other.second) if t))
 
     def near(self, start: float, end: float, seconds: float) -> str:
         """The 1-best words heard within `seconds` of [start, end]."""
@@ -150,7 +154,7 @@ class Transcriber:
         if not best:
             return ps
         return Transcript(best, [h for h in dict.fromkeys([second, ps.best, *ps.nbest]) if h and h != best],
-                          words, confidence, list(sure))
+                          words, confidence, list(sure), second=second if second != best else "")
 
     def spot(self, audio: np.ndarray, phrases: list[str], threshold: float = 1e-10,
              per_phone: float | None = None) -> set[str]:
