@@ -217,8 +217,8 @@ class CascadeBackend(Backend):
     def meaning_passages(self, transcript: Transcript) -> list[str]:
         """What meaning is read from: the `passages` of the 1-best and, with `meaning_second`, the sliding
         windows of the second recogniser's 1-best. Where the lead hears "the reason i got insolat is that my
-        front wheel had a function", tiny.en heard "puncture", or "in so late", the words that say what the
-        sentence is about (decision 132). The text rules still read only the 1-best's words as said."""
+        front wheel had a function", tiny.en often hears "in so late" and "puncture": the words that say what
+        the sentence is about (decision 132). The text rules still read only the 1-best's words as said."""
         wins = self.passages(transcript)
         if self.meaning_second and transcript.second:
             wins = list(dict.fromkeys(wins + self.windows(transcript.second)))

@@ -36,8 +36,9 @@ class Transcript:
     # The 1-best cut where the speaker paused (PHRASE_GAP or more between words): sentences, roughly.
     # Filled from `words`; a joined transcript keeps both parts' phrases.
     phrases: list[str] = field(default_factory=list)
-    # The second recogniser's 1-best (also the first of `nbest`), "" when there is none; a joined transcript
-    # keeps both parts'. Read for meaning beside the 1-best (the cascade's `meaning_second`, decision 132).
+    # The second recogniser's 1-best (also a runner-up in `nbest`), "" when there is none or it says what the
+    # 1-best says; a joined transcript keeps both parts'. Read for meaning beside the 1-best (the cascade's
+    # `meaning_second`, decision 132).
     second: str = ""
 
     def __post_init__(self):
