@@ -11,7 +11,8 @@ a variant that would change what is heard (the recognisers, the streams) needs t
     .venv/bin/python benchmarks/general_sweep.py sweep --questions DIR/questions.json --capture CAP.pkl \
         --vary spot_weight=0.3,0.2,0
 
-The pickle holds transcripts of the suite's speech: keep it with the suite, not anywhere shared.
+`capture` writes the replay's own rows beside the pickle (OUT.replay/). The pickle holds transcripts of the
+suite's speech: keep it with the suite, not anywhere shared.
 """
 from __future__ import annotations
 
@@ -52,7 +53,8 @@ def sweep(questions: str, captured: str, vary: str) -> None:
     backend = CascadeBackend(whisper="", second_whisper="", recheck=False, reader="none", decode_processes=0)
     first = None
     for value in values.split(","):
-        setattr(backend, name, type(getattr(backend, name))(value))
+        kind = type(getattr(backend, name))
+        setattr(backend, name, value.lower() in ("1", "true", "yes") if kind is bool else kind(value))
         right = [backend.choose(s["transcript"], s["question"], s["options"], s["spotted"], 0.0,
                                 selective=False)[3:] == r["answer"] for s, r in zip(seen, records)]
         cells = []
