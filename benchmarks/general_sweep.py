@@ -23,6 +23,7 @@ import sys
 from pathlib import Path
 
 from guard.backends.cascade import CascadeBackend
+from guard.bench.shbench import expected_letter, official_letter, score_records
 
 
 def capture(questions: str, out: str) -> None:
@@ -55,17 +56,15 @@ def sweep(questions: str, captured: str, vary: str) -> None:
     for value in values.split(","):
         kind = type(getattr(backend, name))
         setattr(backend, name, value.lower() in ("1", "true", "yes") if kind is bool else kind(value))
-        right = [backend.choose(s["transcript"], s["question"], s["options"], s["spotted"], 0.0,
-                                selective=False)[3:] == r["answer"] for s, r in zip(seen, records)]
-        cells = []
-        for who in ("main", "bystander"):
-            hits = [ok for ok, r in zip(right, records) if r["speaker"] == who]
-            cells.append(f"{100 * sum(hits) / max(1, len(hits)):.1f}")
+        rows = [{**r, "pred": backend.choose(s["transcript"], s["question"], s["options"], s["spotted"], 0.0,
+                                             selective=False)} for s, r in zip(seen, records)]
+        score = score_records(rows, selective=False)   # the official rule, as the replays score
+        right = [official_letter(r["pred"]) == expected_letter(r, selective=False) for r in rows]
         first = right if first is None else first
         gained = sum(a and not b for a, b in zip(right, first))
         lost = sum(b and not a for a, b in zip(right, first))
-        print(f"{name}={value}: Main-Gen {cells[0]} By-Gen {cells[1]} (+{gained} -{lost} against {name}="
-              f"{values.split(',')[0]})", flush=True)
+        print(f"{name}={value}: Main-Gen {score.main:.1f} By-Gen {score.bystander:.1f} (+{gained} -{lost} "
+              f"against {name}={values.split(',')[0]})", flush=True)
 
 
 def main() -> None:
