@@ -256,6 +256,10 @@ class BackendSettings(_Section):
     cascade_general_words: float = Field(0.5, ge=0, description="cascade, GENERAL mode: weight of what was "
                                          "heard of an option (the share of its words found, a keyword "
                                          "detection) against SELECTIVE mode's (decision 123; 1 = as before).")
+    cascade_general_focus: int = Field(4, ge=0, description="cascade, GENERAL mode (and SELECTIVE mode's "
+                                       "guess): an option's words count as heard only in the passages most "
+                                       "like the question, this many; 0 = anywhere in the transcript "
+                                       "(decision 134).")
     cascade_general_encoder: str = Field("bundled-mpnet", description="cascade, GENERAL mode: the sentence "
                                          "encoder that weighs each option against what was heard (decision "
                                          "128): 'bundled-mpnet' = all-mpnet-base-v2 from its five "

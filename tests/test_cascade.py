@@ -671,6 +671,23 @@ def test_general_mode_reads_a_summary_through_mpnet(cascade, monkeypatch, said, 
     assert cascade.choose(heard, question, options, set(), 0.0, selective=False) != right
 
 
+def test_general_mode_counts_an_option_s_words_only_where_the_talk_is_about_the_question(cascade, monkeypatch):
+    # seed 701, as heard (decision 134): "there", said about the car, was half of "There was a hair in it" heard
+    # and outweighed the chicken still pink inside. Counted only in the four passages most like the question,
+    # it is not heard; by setting (0), anywhere in the transcript
+    meal = ["It was undercooked", "There was a hair in it", "I do not have the information to answer the question",
+            "It was the wrong order", "It was too salty"]
+    heard = Transcript("i was late this morning because my front wheel had a puncture the dinner went back to the "
+                       "kitchen since the chicken was still pink inside during the match on sunday i managed to "
+                       "tear a muscle in the back of my leg the mechanic told me there's a drip of oil coming from "
+                       "underneath")
+    q = "Why did the speaker send the meal back?"
+    assert cascade.general_focus == 4
+    assert cascade.choose(heard, q, meal, set(), 0.0, selective=False) == "A. It was undercooked"
+    monkeypatch.setattr(cascade, "general_focus", 0)
+    assert cascade.choose(heard, q, meal, set(), 0.0, selective=False) == "B. There was a hair in it"
+
+
 @pytest.mark.parametrize("selective", [True, False])
 def test_a_length_said_in_other_units_names_the_option(cascade, monkeypatch, selective):
     # "half a year" says "Six months" in other units: the option is written beside it before the word rules

@@ -22,6 +22,7 @@ def make_backend(settings: BackendSettings) -> Backend:
                               agree_span=settings.cascade_agree_span,
                               general_alone=settings.cascade_general_alone,
                               general_words=settings.cascade_general_words,
+                              general_focus=settings.cascade_general_focus,
                               general_encoder=settings.cascade_general_encoder,
                               quantities=settings.cascade_quantities,
                               meaning_second=settings.cascade_meaning_second,

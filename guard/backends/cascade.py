@@ -24,7 +24,8 @@
   was heard of it (its words found, a keyword detection) counts `general_words` (half) as much: "question +
   option" is mostly the question, which all options share, and a common word an option shares with some
   other sentence ("end", said about a lease) decided between options that summarise what was said
-  (decision 123). In SELECTIVE mode the best option wins when its support clears
+  (decision 123); its words count as heard only in the `general_focus` passages most like the question
+  (decision 134). In SELECTIVE mode the best option wins when its support clears
   `min_support`; otherwise "I don't know". In GENERAL mode the floor is `general_min_support` (0: the
   best-supported option whenever anything was heard): there every question has an answer in the audio,
   so "I don't know" is never right, and the best-supported option is right more often than chance
@@ -155,7 +156,7 @@ class CascadeBackend(Backend):
                  agree_span: int = 3, general_alone: float = 0.5, general_words: float = 0.5,
                  reader: str = BUNDLED_READER, reader_tokens: int = 32, decode_processes: int = 1,
                  decode_timeout: float = 60.0, general_encoder: str = sentence_models.BUNDLED_MPNET,
-                 quantities: bool = True, meaning_second: bool = True):
+                 quantities: bool = True, meaning_second: bool = True, general_focus: int = 4):
         from guard.hearing.whisper import shared
 
         # GENERAL mode's support reads meaning through all-mpnet-base-v2 (decision 128); a setting that names no
@@ -183,6 +184,7 @@ class CascadeBackend(Backend):
         self.meaning_margin, self.guess_min = meaning_margin, guess_min
         self.agree_span = agree_span
         self.general_alone, self.general_words = general_alone, general_words
+        self.general_focus = general_focus
         self.quantities = quantities
         self.meaning_second = meaning_second
         # Whisper re-reads the sentence about the question with each option in it (SELECTIVE mode, decision 102)
@@ -369,6 +371,11 @@ class CascadeBackend(Backend):
         embed = self.embed if min_relevance > 0 else self.general_embed
         emb_w = embed(wins)
         emb_o = embed([f"{question} {o}" for o in options])
+        if min_relevance <= 0 and self.general_focus > 0:
+            # GENERAL: an option's words count as heard only in the `general_focus` passages most like the
+            # question: "there" said about the car is not half of "There was a hair in it" (decision 134)
+            near = np.argsort(-(embed([question]) @ emb_w.T)[0])[:self.general_focus]
+            heard = set().union(*(text.content(wins[i]) for i in near)) & heard
         sims = (emb_o @ emb_w.T).max(axis=1)
         alone = self.alone(options, emb_w) if min_relevance <= 0 else np.zeros(len(options))
         owns = [text.content(o) - asked for o in options]
