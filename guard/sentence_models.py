@@ -143,12 +143,12 @@ def mpnet() -> Embed:
     return embed
 
 
-def check(setting: str) -> None:
-    """A setting that names no encoder fails here, at start-up, without loading one."""
+def check(setting: str, name: str = "backend.cascade_general_encoder") -> None:
+    """A setting (called `name`) that names no encoder fails here, at start-up, without loading one."""
     if setting == BUNDLED_MPNET:
         mpnet_parts()
     elif setting != MINILM and not (Path(setting) / "modules.json").is_file():
-        raise ConfigError(f"backend.cascade_general_encoder {setting!r} is neither '{MINILM}', '{BUNDLED_MPNET}' "
+        raise ConfigError(f"{name} {setting!r} is neither '{MINILM}', '{BUNDLED_MPNET}' "
                           "nor a local sentence-transformers folder (with modules.json)")
 
 

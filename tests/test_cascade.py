@@ -746,3 +746,25 @@ def test_a_transcript_keeps_the_second_recogniser_s_words_when_joined():
     assert same.second == ""   # nothing the 1-best did not say
     assert led.joined(Transcript("q", second="r s")).second == "x z . r s"
     assert Transcript("").joined(led).second == "x z"
+
+
+def test_in_selective_mpnet_tells_whether_the_main_speaker_talked_about_the_question(cascade, monkeypatch):
+    # seed 701's gated main speaker as heard (facts_7): no word names "Learning a language" and MiniLM puts
+    # the sentence under the guess's bar (0.38), so SELECTIVE mode said "I don't know" where GENERAL mode
+    # answered. Through MPNet (backend.cascade_guess_encoder, decision 135) it is about the question (0.41)
+    idk = "I do not have the information to answer the question"
+    said = ["the worst part of the holiday was that it never stopped pouring the whole week",
+            "these days most afternoon i am practising my spanish verbs"]   # cut where the speaker paused
+    heard = Transcript(" ".join(said), phrases=said,
+                       second="the worst part of the holiday was that it never stopped pouring the whole week "
+                              "these days most afternoons i am practising my spanish ribs")
+    q = "What hobby has the speaker taken up?"
+    hobby = [idk, "Gardening", "Volunteering", "Painting", "Learning a language"]
+    assert cascade.choose(heard, q, hobby, set(), 0.3).startswith("A.")
+    assert cascade.guess_encoder == "bundled-mpnet"
+    assert cascade.guess(heard, q, hobby) == "E. Learning a language"
+    # a question about something the main speaker did not talk about is still under the bar
+    late = ["A flat tyre", idk, "Heavy traffic", "The train was cancelled", "Looking after a sick child"]
+    assert cascade.guess(heard, "Why was the speaker late?", late) is None
+    monkeypatch.setattr(cascade, "guess_encoder", "minilm")
+    assert cascade.guess(heard, q, hobby) is None

@@ -62,7 +62,9 @@ def test_the_question_s_own_words_clear_an_answer_likeness_alone_would_refuse_bu
             2: "our new dentist is called dr fitzgerald for the holidays we rented a cottage near norway",
             3: "when i picked up the car the mechanics said the pads are almost gone say we got my mum a silver "
                "necklace with matching earrings",
-            4: "our holiday is that we were sick for three days after a seafood dinner for her birthday"}
+            4: "our holiday is that we were sick for three days after a seafood dinner for her birthday",
+            5: "for this evening the plan is to get out the chess set and the monopoly",
+            6: "the teacher told us our son has been picked on by some older kids"}
     check = WithheldCheck(lambda audio: Transcript(said[int(audio[0])]), 0.1)
     heard = {k: np.full(4, k, np.float32) for k in said}
     # MiniLM puts the rented cottage within the margin of the landlord question, but only the main
@@ -73,6 +75,11 @@ def test_the_question_s_own_words_clear_an_answer_likeness_alone_would_refuse_bu
     dentist = ["Dr Fitzgerald", "Dr Okonkwo", IDK, "Dr Shah"]
     v = check(heard[1], [heard[2]], "What is the new dentist called?", dentist)
     assert v.refuse and v.words == (1, 3)
+    # ... but they tip only a near tie: "get" (a game night) is one of the question's words, and the withheld
+    # "our son has been picked on" is far likelier (seed 702; decision 136)
+    boy = ["He often forgets his homework", "He is top of the class in maths", "He has been bullied", IDK]
+    v = check(heard[5], [heard[6]], "What news did the parents get about their boy?", boy)
+    assert v.refuse and v.words == (1, 0) and v.withheld > v.heard + 0.1
     # the main speaker's own "for her birthday", which the gate withheld at a change of speaker, says more
     # of the question's words than what the model heard; its necklace is far likelier: answered
     present = ["A cookery course", "A new phone", "Jewellery", IDK, "Theatre tickets"]

@@ -24,6 +24,7 @@ def make_backend(settings: BackendSettings) -> Backend:
                               general_words=settings.cascade_general_words,
                               general_focus=settings.cascade_general_focus,
                               general_encoder=settings.cascade_general_encoder,
+                              guess_encoder=settings.cascade_guess_encoder,
                               quantities=settings.cascade_quantities,
                               meaning_second=settings.cascade_meaning_second,
                               reader=settings.cascade_reader, reader_tokens=settings.max_new_tokens,

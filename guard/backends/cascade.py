@@ -68,7 +68,8 @@
   "question + option" at least MEANING_MIN like a sentence heard and `meaning_margin` ahead of every
   other option ("so glad it was over and quite optimistic" for "Relieved and hopeful", decision 114).
   Last, where what the main speaker said is about the question (some option's "question + option" at
-  least `guess_min` like a piece of it), GENERAL mode's best-supported option (`guess`): SELECTIVE mode
+  least `guess_min` like a piece of it, read through all-mpnet-base-v2 by default: `guess_encoder`,
+  decision 135), GENERAL mode's best-supported option (`guess`): SELECTIVE mode
   answers the main speaker's own topic as GENERAL mode does, and the policy's check against the speech
   the gate withheld (guard.policy.withheld), which this backend never hears, refuses a question about a
   bystander (decision 119).
@@ -156,13 +157,15 @@ class CascadeBackend(Backend):
                  agree_span: int = 3, general_alone: float = 0.5, general_words: float = 0.5,
                  reader: str = BUNDLED_READER, reader_tokens: int = 32, decode_processes: int = 1,
                  decode_timeout: float = 60.0, general_encoder: str = sentence_models.BUNDLED_MPNET,
-                 quantities: bool = True, meaning_second: bool = True, general_focus: int = 4):
+                 quantities: bool = True, meaning_second: bool = True, general_focus: int = 4,
+                 guess_encoder: str = sentence_models.BUNDLED_MPNET):
         from guard.hearing.whisper import shared
 
         # GENERAL mode's support reads meaning through all-mpnet-base-v2 (decision 128); a setting that names no
         # encoder fails here, before anything loads; the model itself loads on the first question that needs it
         sentence_models.check(general_encoder)
-        self.general_encoder = general_encoder
+        sentence_models.check(guess_encoder, "backend.cascade_guess_encoder")
+        self.general_encoder, self.guess_encoder = general_encoder, guess_encoder
         lead = shared(whisper)
         second = shared(second_whisper, "backend.cascade_second_whisper") if lead else None
         # pocketsphinx's runner-up decodes in worker processes, beside Whisper (decision 127)
@@ -203,7 +206,8 @@ class CascadeBackend(Backend):
     def general_embed(self, texts: list[str]) -> np.ndarray:
         """GENERAL mode's likeness (`backend.cascade_general_encoder`): MPNet tells summaries apart better
         than MiniLM ("Competitors copy ideas quickly" for "the other firms steal anything good within
-        days"); SELECTIVE mode's rules and margins keep MiniLM, which they were measured with (decision 128)."""
+        days"); SELECTIVE mode's rules and margins keep MiniLM, which they were measured with (decision 128),
+        all but its guess's bar (`guess_encoder`, decision 135)."""
         return sentence_models.shared(self.general_encoder)(texts)
 
     def windows(self, transcript: str) -> list[str]:
@@ -314,26 +318,30 @@ class CascadeBackend(Backend):
               spotted: set[str] | None = None) -> str | None:
         """SELECTIVE mode, where nothing heard names an option and no option was said in other words: the
         best-supported option, as GENERAL mode answers (decision 98), where what the main speaker said is
-        about the question (some option's "question + option" at least `guess_min` like a piece of it);
+        about the question (some option's "question + option" at least `guess_min` like a piece of it, read
+        through `guess_encoder`: MPNet finds "i am practising my spanish verbs" about a hobby, MiniLM does not,
+        decision 135);
         otherwise None. A question about a bystander whose topic the main speaker also spoke of is the
         policy's to refuse: the withheld-speech check (guard.policy.withheld) hears the voices the gate
         kept from this backend, which the backend never does (decision 119)."""
         if self.guess_min <= 0:
             return None
-        real, like = self.likeness(transcript, question, options)
+        real, like = self.likeness(transcript, question, options, sentence_models.shared(self.guess_encoder))
         if not real or float(like.max()) < self.guess_min:
             return None
         return self.choose(transcript, question, options, spotted, 0.0, selective=False)
 
-    def likeness(self, transcript: Transcript, question: str, options: list[str]) -> tuple[list[int], np.ndarray]:
+    def likeness(self, transcript: Transcript, question: str, options: list[str],
+                 embed: sentence_models.Embed | None = None) -> tuple[list[int], np.ndarray]:
         """(the indexes of the options other than "I don't know", each one's "question + option" likeness to
-        the passage heard most like it); no indexes when nothing was heard."""
+        the passage heard most like it, through `embed` (MiniLM when None)); no indexes when nothing was heard."""
         idk = idk_index(options)
         real = [i for i in range(len(options)) if i != idk]
         wins = self.meaning_passages(transcript)
         if not real or not wins:
             return [], np.zeros(0)
-        return real, (self.embed([f"{question} {options[i]}" for i in real]) @ self.embed(wins).T).max(axis=1)
+        embed = embed or self.embed
+        return real, (embed([f"{question} {options[i]}" for i in real]) @ embed(wins).T).max(axis=1)
 
     def on_topic(self, transcript: Transcript, hits: list[tuple[str, float, float]], question: str,
                  min_relevance: float) -> set[str]:

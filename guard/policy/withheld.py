@@ -7,7 +7,7 @@ pieces of each transcript are (`text.passages`). An open question (no options) i
 the question alone, once the model has answered it with anything but "I don't know" (decision 120); the
 session memory the model was given counts as heard. The withheld speech must be at least `margin` less like
 the question than what the model heard, unless what the model heard says more of the question's own
-content words. Otherwise the question is about someone else's speech and the answer is refused, whatever
+content words and the withheld speech is no more than `margin` likelier (decision 136). Otherwise the question is about someone else's speech and the answer is refused, whatever
 the backend: a guess from the main speaker's own words is not an answer to a question about a bystander.
 Where the model heard no words at all (a spoken request alone, its own words taken out, decision 126),
 likeness has nothing to weigh: the answer is refused only where a withheld voice says some of the
@@ -53,9 +53,9 @@ class WithheldCheck:
                  options: list[str], context: Sequence[str] = ()) -> Verdict:
         """`heard`: the audio the model received; `withheld`: each other voice's kept-back speech. Refused
         where the withheld speech is not `margin` less like the question than what the model heard, unless
-        what the model heard says more of the question's own words: "our landlord is a man called
-        stanislaus" is about "What is the landlord called?", though MiniLM puts "we rented a cottage near
-        norway" as close. Where the model heard words, the words alone never refuse: one of the main
+        what the model heard says more of the question's own words and the withheld speech is not `margin`
+        likelier either: "our landlord is a man called stanislaus" is about "What is the landlord called?",
+        though MiniLM puts "we rented a cottage near norway" as close. Where the model heard words, the words alone never refuse: one of the main
         speaker's own words the gate withheld at a change of speaker ("for her birthday") would (decision
         119); where it heard none (a spoken request alone, decision 126), they are all there is to weigh.
         `options` empty: an open question, weighed alone. `context`: the session memory the model was given, counted as heard."""
@@ -71,5 +71,9 @@ class WithheldCheck:
         if like is None:   # no words heard to weigh (a spoken request alone, decision 126): refused only
             # where the withheld speech says some of the question's own words
             return Verdict(0.0, their_like, their_words > 0, (0, their_words))
-        refuse = their_like > like - self.margin and words <= their_words
+        # the question's own words tip a near tie, never a clear lead: "get" (in "get out the chess set") is one
+        # of "What news did the parents get about their boy?", which a withheld "our son has been picked on"
+        # is far likelier (0.50 against 0.20; decision 136)
+        outweighed = their_like > like + self.margin
+        refuse = their_like > like - self.margin and (words <= their_words or outweighed)
         return Verdict(like, their_like, refuse, (words, their_words))
