@@ -204,7 +204,8 @@ class PolicySettings(_Section):
     withheld_margin: float = Field(0.1, description="The withheld voices' likeness to the question (best "
                                    "'question + option' against the best transcript piece) must stay this far "
                                    "below what the model heard for an answer to pass the check, unless what the "
-                                   "model heard says more of the question's own words.")
+                                   "model heard says more of the question's own words and the withheld voices "
+                                   "are not this far above it (decision 136).")
     question_pause_seconds: float = Field(0.8, gt=0, description="A spoken question (a request without question "
                                           "text) is, for the answer check, the main speaker's speech after its "
                                           "last pause this long; the rest of what the model heard is weighed "

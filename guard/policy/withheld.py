@@ -2,13 +2,15 @@
 
 The gate keeps every other voice from the model, but the guard itself still holds that audio. Before an
 answer leaves the guard, the check asks whose speech the question is about: it transcribes what the model
-heard and each withheld voice on its own (the guard's own recogniser, the ledger's Whisper), and measures how like the question with each of its options (all-MiniLM-L6-v2) the
-pieces of each transcript are (`text.passages`). An open question (no options) is weighed the same way by
-the question alone, once the model has answered it with anything but "I don't know" (decision 120); the
-session memory the model was given counts as heard. The withheld speech must be at least `margin` less like
-the question than what the model heard, unless what the model heard says more of the question's own
-content words and the withheld speech is no more than `margin` likelier (decision 136). Otherwise the question is about someone else's speech and the answer is refused, whatever
-the backend: a guess from the main speaker's own words is not an answer to a question about a bystander.
+heard and each withheld voice on its own (the guard's own recogniser, the ledger's Whisper), and measures
+how like the question with each of its options (all-MiniLM-L6-v2) the pieces of each transcript are
+(`text.passages`). An open question (no options) is weighed the same way by the question alone, once the
+model has answered it with anything but "I don't know" (decision 120); the session memory the model was
+given counts as heard. The withheld speech must be at least `margin` less like the question than what the
+model heard, unless what the model heard says more of the question's own content words and the withheld
+speech is no more than `margin` likelier (decision 136). Otherwise the question is about someone else's
+speech and the answer is refused, whatever the backend: a guess from the main speaker's own words is not an
+answer to a question about a bystander.
 Where the model heard no words at all (a spoken request alone, its own words taken out, decision 126),
 likeness has nothing to weigh: the answer is refused only where a withheld voice says some of the
 question's own words.
@@ -55,10 +57,11 @@ class WithheldCheck:
         where the withheld speech is not `margin` less like the question than what the model heard, unless
         what the model heard says more of the question's own words and the withheld speech is not `margin`
         likelier either: "our landlord is a man called stanislaus" is about "What is the landlord called?",
-        though MiniLM puts "we rented a cottage near norway" as close. Where the model heard words, the words alone never refuse: one of the main
-        speaker's own words the gate withheld at a change of speaker ("for her birthday") would (decision
-        119); where it heard none (a spoken request alone, decision 126), they are all there is to weigh.
-        `options` empty: an open question, weighed alone. `context`: the session memory the model was given, counted as heard."""
+        though MiniLM puts "we rented a cottage near norway" as close. Where the model heard words, the words
+        alone never refuse: one of the main speaker's own words the gate withheld at a change of speaker ("for
+        her birthday") would (decision 119); where it heard none (a spoken request alone, decision 126), they
+        are all there is to weigh. `options` empty: an open question, weighed alone. `context`: the session
+        memory the model was given, counted as heard."""
         idk = idk_index(options)
         real = [o for i, o in enumerate(options) if i != idk]
         if not withheld or (options and not real):
