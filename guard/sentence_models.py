@@ -143,6 +143,21 @@ def mpnet() -> Embed:
     return embed
 
 
+def remembered(embed: Embed) -> Embed:
+    """`embed`, computing each batch of texts once for as long as the returned function is held (one
+    question's work: SELECTIVE mode's guess reads the same passages for its bar and for its choice). Whole
+    batches are kept, so a row is the one the batch gave, to the bit."""
+    seen: dict[tuple[str, ...], np.ndarray] = {}
+
+    def again(texts: list[str]) -> np.ndarray:
+        key = tuple(texts)
+        if key not in seen:
+            seen[key] = embed(texts)
+        return seen[key]
+
+    return again
+
+
 def check(setting: str, name: str = "backend.cascade_general_encoder") -> None:
     """A setting (called `name`) that names no encoder fails here, at start-up, without loading one."""
     if setting == BUNDLED_MPNET:

@@ -106,3 +106,17 @@ def test_a_load_that_failed_is_not_tried_again_for_a_while(tmp_path, monkeypatch
     monkeypatch.setattr(sentence_models, "folder", lambda path: tries.append(path) or (lambda texts: texts))
     assert sentence_models.shared(str(tmp_path))(["a"]) == ["a"]
     assert len(tries) == 2 and str(tmp_path) not in sentence_models._FAILED
+
+
+def test_remembered_embeds_each_batch_once_and_gives_the_same_rows():
+    calls = []
+
+    def embed(texts):
+        calls.append(list(texts))
+        return np.arange(len(texts) * 2, dtype=np.float32).reshape(len(texts), 2) + len(calls)
+
+    again = sentence_models.remembered(embed)
+    first = again(["a", "b"])
+    assert again(["a", "b"]) is first and calls == [["a", "b"]]
+    assert again(["b"]).tolist() == [[2.0, 3.0]] and len(calls) == 2   # another batch is embedded anew
+    assert sentence_models.remembered(embed)(["a", "b"]) is not first   # held by one caller only

@@ -326,10 +326,13 @@ class CascadeBackend(Backend):
         kept from this backend, which the backend never does (decision 119)."""
         if self.guess_min <= 0:
             return None
-        real, like = self.likeness(transcript, question, options, sentence_models.shared(self.guess_encoder))
+        # the bar and the choice read the same passages and options: through one encoder, embedded once
+        embed = sentence_models.remembered(sentence_models.shared(self.guess_encoder))
+        real, like = self.likeness(transcript, question, options, embed)
         if not real or float(like.max()) < self.guess_min:
             return None
-        return self.choose(transcript, question, options, spotted, 0.0, selective=False)
+        general = embed if self.guess_encoder == self.general_encoder else None
+        return self.choose(transcript, question, options, spotted, 0.0, selective=False, general=general)
 
     def likeness(self, transcript: Transcript, question: str, options: list[str],
                  embed: sentence_models.Embed | None = None) -> tuple[list[int], np.ndarray]:
@@ -358,7 +361,8 @@ class CascadeBackend(Backend):
         return {p for (p, _), e in zip(around, sims) if float(q @ e) >= min_relevance}
 
     def support(self, transcript: Transcript, question: str, options: list[str],
-                spotted: set[str] | None = None, min_relevance: float = 0.0) -> np.ndarray:
+                spotted: set[str] | None = None, min_relevance: float = 0.0,
+                general: sentence_models.Embed | None = None) -> np.ndarray:
         """Per option, higher is better: how well what was heard supports it. `spotted`: keyword detections
         already judged (in SELECTIVE mode, by the words around them: `generate`). Runner-up words and
         partial matches count only when the transcript's best window is at least `min_relevance` similar
@@ -368,7 +372,9 @@ class CascadeBackend(Backend):
         meets on Saturday"), a lone detection answered them from false alarms ("may" beside "my sister is
         flying to Tokyo next week" for "when does the holiday start?"): the text rules never guess (decisions
         89, 99). SELECTIVE mode's guess (`guess`) comes after them, only where what the main speaker said is
-        about the question, behind the policy's check against the withheld speech (decision 119)."""
+        about the question, behind the policy's check against the withheld speech (decision 119).
+        `general`: GENERAL mode's encoder as the caller already holds it (the guess's, remembering what it
+        embedded); None = `general_embed`."""
         wins = self.passages(transcript) if min_relevance > 0 else self.meaning_passages(transcript)
         if not wins:
             return np.zeros(len(options))
@@ -376,7 +382,7 @@ class CascadeBackend(Backend):
         hypotheses = self.runner_ups(transcript, min_relevance > 0)
         runner_up = [text.content(h) for h in hypotheses]
         asked = text.content(question)
-        embed = self.embed if min_relevance > 0 else self.general_embed
+        embed = self.embed if min_relevance > 0 else general or self.general_embed
         emb_w = embed(wins)
         emb_o = embed([f"{question} {o}" for o in options])
         if min_relevance <= 0 and self.general_focus > 0:
@@ -541,10 +547,11 @@ class CascadeBackend(Backend):
         return " ".join(w for i, w in enumerate(said) if any(abs(i - j) <= self.beside_words for j in at))
 
     def choose(self, transcript: Transcript, question: str, options: list[str],
-               spotted: set[str] | None = None, min_relevance: float = 0.0, selective: bool = True) -> str:
+               spotted: set[str] | None = None, min_relevance: float = 0.0, selective: bool = True,
+               general: sentence_models.Embed | None = None) -> str:
         idk = idk_index(options)
         real = [i for i in range(len(options)) if i != idk]
-        scores = self.support(transcript, question, [options[i] for i in real], spotted, min_relevance)
+        scores = self.support(transcript, question, [options[i] for i in real], spotted, min_relevance, general)
         floor = self.min_support if selective else self.general_min_support
         if len(scores) and scores.max() > 0 and scores.max() >= floor:
             best = real[int(scores.argmax())]
