@@ -206,6 +206,9 @@ class PolicySettings(_Section):
                                    "below what the model heard for an answer to pass the check, unless what the "
                                    "model heard says more of the question's own words and the withheld voices "
                                    "are not this far above it (decision 136).")
+    withheld_second: bool = Field(True, description="The withheld-speech check also reads what "
+                                  "ledger_second_whisper hears of each side (the lead's 1-best alone "
+                                  "when false or when that setting is empty; decision 137).")
     question_pause_seconds: float = Field(0.8, gt=0, description="A spoken question (a request without question "
                                           "text) is, for the answer check, the main speaker's speech after its "
                                           "last pause this long; the rest of what the model heard is weighed "

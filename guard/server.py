@@ -238,7 +238,9 @@ def load_components(settings: Settings, metrics: Metrics) -> GuardService:
         if settings.policy.withheld_check:
             from guard.policy.withheld import WithheldCheck
 
-            withheld = WithheldCheck(asr, settings.policy.withheld_margin)   # hears as the ledger does
+            # hears as the ledger does, both recognisers (decision 137)
+            withheld = WithheldCheck(asr, settings.policy.withheld_margin,
+                                     again if settings.policy.withheld_second else None)
     log.info("loaded store=%s hearing=%s backend=%s in %.1f s", settings.store.kind,
              settings.hearing.embedder if hearing else "off", backend.name, time.perf_counter() - t)
     return GuardService(settings, store, hearing, backend, metrics, ledger, words=words, withheld=withheld)

@@ -163,7 +163,11 @@ def test_the_ledger_hears_through_base_and_the_gate_s_tails_through_tiny_en(tmp_
     svc = load_components(load_settings(env={}, data_dir=str(tmp_path / "a")), Metrics())
     svc.backend.close()   # the cascade's pocketsphinx worker process
     assert svc.ledger.asr.lead is shared(BUNDLED_BASE) and svc.words is shared(BUNDLED)
-    env = {"GUARD_POLICY__TAIL_WHISPER": "", "GUARD_POLICY__LEDGER_WHISPER": BUNDLED}
+    # the withheld-speech check hears as the ledger does: base, and tiny.en's reading too (decision 137)
+    assert svc.withheld.asr is svc.ledger.asr and svc.withheld.second.lead is shared(BUNDLED)
+    env = {"GUARD_POLICY__TAIL_WHISPER": "", "GUARD_POLICY__LEDGER_WHISPER": BUNDLED,
+           "GUARD_POLICY__WITHHELD_SECOND": "false"}
     svc = load_components(load_settings(env=env, data_dir=str(tmp_path / "b")), Metrics())
     svc.backend.close()
     assert svc.words is None and svc.ledger.asr.lead is shared(BUNDLED)   # no tails followed
+    assert svc.withheld.second is None

@@ -92,6 +92,42 @@ def test_the_question_s_own_words_clear_an_answer_likeness_alone_would_refuse_bu
     assert v.words == (0, 0) and not v.refuse and v.heard > v.withheld + 0.1
 
 
+def test_the_second_recogniser_s_reading_counts_on_both_sides():
+    # Seed 701 as Whisper base (lead) and tiny.en (second) heard it (decision 137); the recognisers are
+    # stand-ins, the rule is what is tested. Base garbles what says what a sentence is about ("i can't accept it
+    # only needed a quick check", "bracketizing my spamisher"); tiny.en often hears it ("the car the mechanic
+    # said", "my spanish"), on the model's side and on the withheld side alike.
+    import numpy as np
+
+    from guard.hearing.asr import Transcript
+
+    lead = {1: "i sent the meal back because i found a long hair in the sauce when i picked up the cardamom i "
+               "can't accept it only needed a quick check and it's fine",
+            2: "or this evening the plan is to be in bed by nine part of the holiday was that the rule has stains "
+               "on the sheets and mulled in the shower",
+            3: "i sent the meal back because i found a lung hair in the sauce at parents evening we heard that "
+               "our boy beats everyone in his ear at sums",
+            4: "this case must after me and i am bracketizing my spamisher"}
+    second = {1: "i sent the meal back because i found a long hair in the sauce when i picked up the car the "
+                 "mechanic said it only needed a quick check and is fine",
+              2: "florida's evening the plan is to be in bed by nine part of the holiday was that the room has "
+                 "stains on the sheets and mold in the shower",
+              3: "i sent the meal back because i found a lung here in this loss at parents' evening we heard that "
+                 "our boy beats everyone in his ear at sums",
+              4: "these days most after i'm entirely advertising my spanish"}
+    one = WithheldCheck(lambda audio: Transcript(lead[int(audio[0])]), 0.1)
+    both = WithheldCheck(one.asr, 0.1, lambda audio: Transcript(second[int(audio[0])]))
+    heard = {k: np.full(4, k, np.float32) for k in lead}
+    garage = [IDK, "The battery is dead", "The brakes are worn", "An oil leak", "Nothing serious"]
+    q = "What did the garage say was wrong with the car?"   # the main speaker's: answered with both
+    v, w = one(heard[1], [heard[2]], q, garage), both(heard[1], [heard[2]], q, garage)
+    assert v.refuse and not w.refuse and w.heard > v.heard + 0.1 and w.words == v.words == (0, 0)
+    hobby = ["Bird watching", "Painting", "Volunteering", IDK, "Learning a language"]
+    q = "What hobby has the speaker taken up?"   # the bystander's: refused with both
+    v, w = one(heard[3], [heard[4]], q, hobby), both(heard[3], [heard[4]], q, hobby)
+    assert not v.refuse and w.refuse and w.withheld > v.withheld + 0.1 and w.heard == pytest.approx(v.heard, abs=1e-5)
+
+
 def with_check(tmp_path, hearing, check, replies, **env):
     service, backend = make(tmp_path, hearing, replies, **env)
     service.withheld = check

@@ -4,7 +4,9 @@ The gate keeps every other voice from the model, but the guard itself still hold
 answer leaves the guard, the check asks whose speech the question is about: it transcribes what the model
 heard and each withheld voice on its own (the guard's own recogniser, the ledger's Whisper), and measures
 how like the question with each of its options (all-MiniLM-L6-v2) the pieces of each transcript are
-(`text.passages`). An open question (no options) is weighed the same way by the question alone, once the
+(`text.passages`), read from the lead recogniser's 1-best and, where there is one, the second's (the ledger's
+tiny.en, decision 137): where base garbles a sentence ("at my easel with water killers"), tiny.en often hears
+the words that say what it is about. An open question (no options) is weighed the same way by the question alone, once the
 model has answered it with anything but "I don't know" (decision 120); the session memory the model was
 given counts as heard. The withheld speech must be at least `margin` less like the question than what the
 model heard, unless what the model heard says more of the question's own content words and the withheld
@@ -39,15 +41,19 @@ class Verdict:
 
 
 class WithheldCheck:
-    def __init__(self, asr: Transcriber, margin: float):
-        self.asr, self.margin = asr, margin
+    def __init__(self, asr: Transcriber, margin: float, second: Transcriber | None = None):
+        self.asr, self.margin, self.second = asr, margin, second
 
     def read(self, audio: np.ndarray, prompts: np.ndarray, asked: set[str],
              context: Sequence[str] = ()) -> tuple[int, float | None]:
-        """(how many of the question's content stems `audio` and `context` say, their best likeness to
-        `prompts`; None where they hold no words)."""
+        """(how many of the question's content stems `audio`'s lead 1-best and `context` say, their best
+        likeness to `prompts`, the second recogniser's pieces included; None where they hold no words).
+        The words count from the lead alone, as the cascade's word rules do (decision 132)."""
         t = self.asr(audio)
         pieces = text.passages(t.best, t.phrases, text.WINDOW_WORDS) + [c for c in context if c.strip()]
+        if self.second is not None:
+            again = self.second(audio)
+            pieces = list(dict.fromkeys(pieces + text.passages(again.best, again.phrases, text.WINDOW_WORDS)))
         like = float((prompts @ text.embed(pieces).T).max()) if pieces else None
         return len(asked & text.content(" ".join([t.best, *context]))), like
 
