@@ -6,11 +6,11 @@ heard and each withheld voice on its own (the guard's own recogniser, the ledger
 how like the question with each of its options (all-MiniLM-L6-v2) the pieces of each transcript are
 (`text.passages`), read from the lead recogniser's 1-best and, where there is one, the second's (the ledger's
 tiny.en, decision 137): where base garbles a sentence ("at my easel with water killers"), tiny.en often hears
-the words that say what it is about. An open question (no options) is weighed the same way by the question alone, once the
-model has answered it with anything but "I don't know" (decision 120); the session memory the model was
-given counts as heard. The withheld speech must be at least `margin` less like the question than what the
-model heard, unless what the model heard says more of the question's own content words and the withheld
-speech is no more than `margin` likelier (decision 136). Otherwise the question is about someone else's
+the words that say what it is about. An open question (no options) is weighed the same way by the question
+alone, once the model has answered it with anything but "I don't know" (decision 120); the session memory
+the model was given counts as heard. The withheld speech must be at least `margin` less like the question
+than what the model heard, unless what the model heard says more of the question's own content words and the
+withheld speech is no more than `margin` likelier (decision 136). Otherwise the question is about someone else's
 speech and the answer is refused, whatever the backend: a guess from the main speaker's own words is not an
 answer to a question about a bystander.
 Where the model heard no words at all (a spoken request alone, its own words taken out, decision 126),
