@@ -126,6 +126,12 @@ def test_the_second_recogniser_s_reading_counts_on_both_sides():
     q = "What hobby has the speaker taken up?"   # the bystander's: refused with both
     v, w = one(heard[3], [heard[4]], q, hobby), both(heard[3], [heard[4]], q, hobby)
     assert not v.refuse and w.refuse and w.withheld > v.withheld + 0.1 and w.heard == pytest.approx(v.heard, abs=1e-5)
+    # where the lead heard no words, the second's reading does not make them: decision 126's words rule decides
+    lead[5], second[5] = "", "thank you"
+    heard[5] = np.full(4, 5, np.float32)
+    v, w = one(heard[5], [heard[2]], "When does the flight leave?", garage), both(heard[5], [heard[2]],
+                                                                                  "When does the flight leave?", garage)
+    assert v.heard == w.heard == 0.0 and not v.refuse and not w.refuse and v.words == w.words == (0, 0)
 
 
 def with_check(tmp_path, hearing, check, replies, **env):

@@ -10,9 +10,9 @@ the words that say what it is about. An open question (no options) is weighed th
 alone, once the model has answered it with anything but "I don't know" (decision 120); the session memory
 the model was given counts as heard. The withheld speech must be at least `margin` less like the question
 than what the model heard, unless what the model heard says more of the question's own content words and the
-withheld speech is no more than `margin` likelier (decision 136). Otherwise the question is about someone else's
-speech and the answer is refused, whatever the backend: a guess from the main speaker's own words is not an
-answer to a question about a bystander.
+withheld speech is no more than `margin` likelier (decision 136). Otherwise the question is about someone
+else's speech and the answer is refused, whatever the backend: a guess from the main speaker's own words is
+not an answer to a question about a bystander.
 Where the model heard no words at all (a spoken request alone, its own words taken out, decision 126),
 likeness has nothing to weigh: the answer is refused only where a withheld voice says some of the
 question's own words.
@@ -47,11 +47,13 @@ class WithheldCheck:
     def read(self, audio: np.ndarray, prompts: np.ndarray, asked: set[str],
              context: Sequence[str] = ()) -> tuple[int, float | None]:
         """(how many of the question's content stems `audio`'s lead 1-best and `context` say, their best
-        likeness to `prompts`, the second recogniser's pieces included; None where they hold no words).
-        The words count from the lead alone, as the cascade's word rules do (decision 132)."""
+        likeness to `prompts`, the second recogniser's pieces included; None where the lead and `context`
+        hold no words). The lead alone says whether words were heard and which (as the cascade's word rules,
+        decision 132): a second reading of what the lead heard as silence is not let turn decision 126's
+        words rule into a likeness weighed against the withheld speech."""
         t = self.asr(audio)
         pieces = text.passages(t.best, t.phrases, text.WINDOW_WORDS) + [c for c in context if c.strip()]
-        if self.second is not None:
+        if self.second is not None and pieces:
             again = self.second(audio)
             pieces = list(dict.fromkeys(pieces + text.passages(again.best, again.phrases, text.WINDOW_WORDS)))
         like = float((prompts @ text.embed(pieces).T).max()) if pieces else None
